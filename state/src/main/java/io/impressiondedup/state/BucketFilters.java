@@ -1,0 +1,141 @@
+package io.impressiondedup.state;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The filters of one shard, one per live time bucket, ordered by bucket id: the metadata half of the
+ * dedup state (the bits are stored page-wise, see {@link PageAddress}).
+ *
+ * <p>A shard holds a handful of buckets (retention / bucket size + 2 with records ahead of the
+ * watermark), so this is a pair of sorted arrays rather than a map: lookups and range scans per
+ * record allocate nothing.
+ */
+public final class BucketFilters {
+
+    private long[] buckets;
+    private ScalableBloomFilter[] filters;
+    private int size;
+
+    public BucketFilters() {
+        this(new long[4], new ScalableBloomFilter[4], 0);
+    }
+
+    private BucketFilters(long[] buckets, ScalableBloomFilter[] filters, int size) {
+        this.buckets = buckets;
+        this.filters = filters;
+        this.size = size;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Bucket id at position {@code index} (ascending). */
+    public long bucketAt(int index) {
+        checkIndex(index);
+        return buckets[index];
+    }
+
+    public ScalableBloomFilter filterAt(int index) {
+        checkIndex(index);
+        return filters[index];
+    }
+
+    /** The filter of {@code bucket}, or {@code null}. */
+    public ScalableBloomFilter get(long bucket) {
+        int index = Arrays.binarySearch(buckets, 0, size, bucket);
+        return index >= 0 ? filters[index] : null;
+    }
+
+    /** First position whose bucket is {@code >= bucket} (may be {@link #size()}). */
+    public int firstIndexAtOrAfter(long bucket) {
+        int index = Arrays.binarySearch(buckets, 0, size, bucket);
+        return index >= 0 ? index : -index - 1;
+    }
+
+    public void put(long bucket, ScalableBloomFilter filter) {
+        Objects.requireNonNull(filter, "filter");
+        int index = Arrays.binarySearch(buckets, 0, size, bucket);
+        if (index >= 0) {
+            filters[index] = filter;
+            return;
+        }
+        int insertAt = -index - 1;
+        if (size == buckets.length) {
+            buckets = Arrays.copyOf(buckets, size * 2);
+            filters = Arrays.copyOf(filters, size * 2);
+        }
+        System.arraycopy(buckets, insertAt, buckets, insertAt + 1, size - insertAt);
+        System.arraycopy(filters, insertAt, filters, insertAt + 1, size - insertAt);
+        buckets[insertAt] = bucket;
+        filters[insertAt] = filter;
+        size++;
+    }
+
+    /** Removes {@code bucket}, returning its filter or {@code null}. */
+    public ScalableBloomFilter remove(long bucket) {
+        int index = Arrays.binarySearch(buckets, 0, size, bucket);
+        if (index < 0) {
+            return null;
+        }
+        ScalableBloomFilter removed = filters[index];
+        System.arraycopy(buckets, index + 1, buckets, index, size - index - 1);
+        System.arraycopy(filters, index + 1, filters, index, size - index - 1);
+        size--;
+        filters[size] = null;
+        return removed;
+    }
+
+    public BucketFilters copy() {
+        ScalableBloomFilter[] copies = new ScalableBloomFilter[Math.max(4, size)];
+        for (int i = 0; i < size; i++) {
+            copies[i] = filters[i].copy();
+        }
+        return new BucketFilters(Arrays.copyOf(buckets, copies.length), copies, size);
+    }
+
+    private void checkIndex(int index) {
+        checkArgument(index >= 0 && index < size, "index %s out of [0, %s)", index, size);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof BucketFilters)) {
+            return false;
+        }
+        BucketFilters that = (BucketFilters) o;
+        return size == that.size
+                && Arrays.equals(buckets, 0, size, that.buckets, 0, size)
+                && Arrays.equals(filters, 0, size, that.filters, 0, size);
+    }
+
+    @Override
+    public int hashCode() {
+        int result = size;
+        for (int i = 0; i < size; i++) {
+            result = 31 * result + Long.hashCode(buckets[i]);
+            result = 31 * result + filters[i].hashCode();
+        }
+        return result;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("BucketFilters{");
+        for (int i = 0; i < size; i++) {
+            sb.append(i == 0 ? "" : ", ").append(buckets[i]).append('=').append(filters[i]);
+        }
+        return sb.append('}').toString();
+    }
+}

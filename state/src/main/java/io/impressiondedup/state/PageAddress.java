@@ -1,0 +1,50 @@
+package io.impressiondedup.state;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+
+import io.impressiondedup.state.bloom.BloomGeometry;
+
+/**
+ * The state key of one Bloom page: bucket, layer and page packed into a {@code long}.
+ *
+ * <pre>
+ *   bits 63..32  bucket id (signed 32-bit: days since 1970 for day buckets)
+ *   bits 31..24  layer (0..255)
+ *   bits 23..0   page index (0..2^24 - 1, see {@link BloomGeometry#MAX_PAGES})
+ * </pre>
+ *
+ * <p>One {@code long} key keeps a page's RocksDB key at 8 bytes after the shard key, and since
+ * Flink's {@code LongSerializer} writes big-endian, the pages of one bucket are contiguous in RocksDB's
+ * key order (for non-negative bucket ids), so expiring a bucket deletes one key range.
+ *
+ * <p><b>Binary format:</b> these keys are in every checkpoint. Never change the packing without a
+ * new state format version.
+ */
+public final class PageAddress {
+
+    public static final int MAX_LAYER = 255;
+
+    private PageAddress() {}
+
+    public static long pack(long bucket, int layer, int page) {
+        checkArgument(
+                bucket >= Integer.MIN_VALUE && bucket <= Integer.MAX_VALUE,
+                "bucket id %s does not fit the 32 bits of a page address",
+                bucket);
+        checkArgument(layer >= 0 && layer <= MAX_LAYER, "layer %s out of [0, %s]", layer, MAX_LAYER);
+        checkArgument(page >= 0 && page < BloomGeometry.MAX_PAGES, "page %s out of [0, %s)", page, BloomGeometry.MAX_PAGES);
+        return (bucket << 32) | ((long) layer << 24) | page;
+    }
+
+    public static long bucket(long address) {
+        return address >> 32;
+    }
+
+    public static int layer(long address) {
+        return (int) (address >>> 24) & 0xFF;
+    }
+
+    public static int page(long address) {
+        return (int) address & 0xFFFFFF;
+    }
+}

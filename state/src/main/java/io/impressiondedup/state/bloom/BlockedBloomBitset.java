@@ -1,0 +1,90 @@
+package io.impressiondedup.state.bloom;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+
+/**
+ * A fixed-size blocked Bloom bitset on the heap, addressed as pages that are allocated on first
+ * write. It is one layer of a {@link ScalableBloomFilter} held in memory, and the structure the
+ * benchmarks compare with other filters.
+ *
+ * <p>Elements are given as their two probe hashes ({@code FingerprintScheme#probeHash1/2}), so the
+ * cost of digesting a request id is paid once per record, not once per filter.
+ */
+public final class BlockedBloomBitset implements BloomPageStore {
+
+    private final BloomGeometry geometry;
+    private final long[][] pages;
+
+    public BlockedBloomBitset(BloomGeometry geometry) {
+        this.geometry = geometry;
+        this.pages = new long[geometry.numPages()][];
+    }
+
+    /** A bitset sized by {@link BloomSizing#size} for {@code expectedInsertions} at {@code fpp}. */
+    public static BlockedBloomBitset create(long expectedInsertions, double fpp, int blocksPerPage) {
+        return new BlockedBloomBitset(BloomSizing.size(expectedInsertions, fpp, blocksPerPage));
+    }
+
+    public BloomGeometry geometry() {
+        return geometry;
+    }
+
+    /**
+     * Inserts the element.
+     *
+     * @return whether it was new: some bit changed, so it was not (even falsely) contained before
+     */
+    public boolean put(long h1, long h2) {
+        return geometry.put(this, 0, h1, h2);
+    }
+
+    public boolean mightContain(long h1, long h2) {
+        return geometry.mightContain(this, 0, h1, h2);
+    }
+
+    @Override
+    public long[] readPage(int layer, int page) {
+        checkLayer(layer);
+        return pages[page];
+    }
+
+    @Override
+    public void writePage(int layer, int page, long[] words) {
+        checkLayer(layer);
+        checkArgument(
+                words.length == geometry.wordsInPage(page),
+                "page %s must have %s words, but has %s",
+                page,
+                geometry.wordsInPage(page),
+                words.length);
+        pages[page] = words;
+    }
+
+    /** Pages that have been written; the others take no memory. */
+    public int allocatedPages() {
+        int count = 0;
+        for (long[] page : pages) {
+            if (page != null) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Number of set bits (a full scan). */
+    public long bitCount() {
+        long count = 0;
+        for (long[] page : pages) {
+            if (page != null) {
+                for (long word : page) {
+                    count += Long.bitCount(word);
+                }
+            }
+        }
+        return count;
+    }
+
+    private static void checkLayer(int layer) {
+        checkArgument(layer == 0, "a BlockedBloomBitset has one layer, 0, but layer %s was asked for", layer);
+    }
+}

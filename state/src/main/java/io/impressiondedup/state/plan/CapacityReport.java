@@ -1,0 +1,125 @@
+package io.impressiondedup.state.plan;
+
+import io.impressiondedup.state.bloom.BloomGeometry;
+import io.impressiondedup.state.bloom.BloomSizing;
+import java.util.Locale;
+import org.apache.flink.util.TimeUtils;
+
+/**
+ * What a {@link DedupPlan} costs, in the figures an operator sizes a cluster with: bits per
+ * impression, bytes per shard and in total, checkpoint size, MD5-truncation collisions, and the state
+ * exact deduplication would need instead.
+ *
+ * <p>All figures are computed from the plan (no measurement): the Bloom figures exactly, the
+ * checkpoint and exact-dedup figures from the per-entry overheads stated next to them.
+ */
+public final class CapacityReport {
+
+    /**
+     * Bytes one page entry costs in RocksDB beyond its bits: key group (2) + shard key (4) + page
+     * address (8) + RocksDB's internal key trailer (8) + length varints and block index share (~8).
+     */
+    static final int ROCKSDB_BYTES_PER_PAGE_ENTRY = 30;
+
+    /**
+     * Exact dedup, per (request, ad) key in RocksDB: key group (2) + a 36-char request id and a
+     * 12-char ad id with length prefixes (~50) + TTL'd Boolean value (1 + 8) + RocksDB overhead (~16).
+     */
+    static final int EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB = 77;
+
+    private final DedupPlan plan;
+    private final BloomGeometry firstLayer;
+
+    public CapacityReport(DedupPlan plan) {
+        this.plan = plan;
+        this.firstLayer = plan.firstLayerGeometry();
+    }
+
+    public BloomGeometry firstLayer() {
+        return firstLayer;
+    }
+
+    /** Bloom bits per unique impression in one bucket (layer 0, at plan). */
+    public double bitsPerImpression() {
+        return (double) firstLayer.bits() / plan.capacityPerShard();
+    }
+
+    /** Classic-formula bits per impression at the end-to-end FPP, for comparison. */
+    public double classicBitsPerImpression() {
+        return BloomSizing.classicBits(plan.capacityPerShard(), plan.fpp()) / plan.capacityPerShard();
+    }
+
+    public long bytesPerShardBucket() {
+        return firstLayer.bytes();
+    }
+
+    public long bytesPerShard() {
+        return bytesPerShardBucket() * plan.liveBuckets();
+    }
+
+    public long totalBytes() {
+        return bytesPerShard() * plan.shards();
+    }
+
+    /** A full checkpoint: every page of every live bucket, with its RocksDB key overhead. */
+    public long fullCheckpointBytes() {
+        long pagesPerShard = (long) firstLayer.numPages() * plan.liveBuckets();
+        return totalBytes() + pagesPerShard * plan.shards() * ROCKSDB_BYTES_PER_PAGE_ENTRY;
+    }
+
+    /** Expected colliding request-id pairs per bucket from truncation: n^2 / 2^(b+1). */
+    public double truncationCollisionsPerBucket() {
+        double n = plan.capacityPerBucket();
+        return n * n / Math.pow(2, plan.fingerprintScheme().keyBits() + 1);
+    }
+
+    /**
+     * Exact dedup state for the same retention, at {@link #EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB}: a TTL of
+     * the retention keeps one retention's worth of keys (and ours is counted at its maximum of live
+     * buckets, so the ratio is the conservative one).
+     */
+    public long exactDedupBytes() {
+        double bucketsOfKeys = (double) plan.timeBuckets().retention().toMillis() / plan.timeBuckets().bucketSize().toMillis();
+        return (long) (plan.capacityPerBucket() * bucketsOfKeys * EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB);
+    }
+
+    public String render() {
+        StringBuilder sb = new StringBuilder();
+        line(sb, "Plan", "%,d unique impressions per %s bucket, end-to-end FPP %s, retention %s, %d shards, %d key bits",
+                plan.capacityPerBucket(), TimeUtils.formatWithHighestUnit(plan.timeBuckets().bucketSize()), plan.fpp(),
+                TimeUtils.formatWithHighestUnit(plan.timeBuckets().retention()),
+                plan.shards(), plan.fingerprintScheme().keyBits());
+        line(sb, "Buckets checked per record", "%d (per-bucket FPP %.3g, layer-0 FPP %.3g)",
+                plan.bucketsChecked(), plan.bucketFpp(), plan.bucketFpp() / 2);
+        line(sb, "Filter per shard and bucket", "%,d bits = %,d blocks of 512, k = %d probes, %,d pages of %d B",
+                firstLayer.bits(), firstLayer.numBlocks(), firstLayer.probes(), firstLayer.numPages(), plan.pageBytes());
+        line(sb, "Bits per impression", "%.2f (classic formula at the end-to-end FPP: %.2f)",
+                bitsPerImpression(), classicBitsPerImpression());
+        line(sb, "Live buckets held", "%d at most (%d most of the day; one more around bucket boundaries)",
+                plan.liveBuckets(), plan.liveBuckets() - 1);
+        line(sb, "State per shard", "%s (%s per bucket)", bytes(bytesPerShard()), bytes(bytesPerShardBucket()));
+        line(sb, "State in total", "%s", bytes(totalBytes()));
+        line(sb, "Full checkpoint", "~%s (incremental checkpoints upload the pages changed since the last one)",
+                bytes(fullCheckpointBytes()));
+        line(sb, "MD5 truncation collisions", "%.3g expected colliding request-id pairs per bucket (n^2 / 2^%d)",
+                truncationCollisionsPerBucket(), plan.fingerprintScheme().keyBits() + 1);
+        line(sb, "Exact dedup instead", "~%s in RocksDB (%d B per key, estimated) = %.0fx this plan",
+                bytes(exactDedupBytes()), EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB, (double) exactDedupBytes() / totalBytes());
+        return sb.toString();
+    }
+
+    private static void line(StringBuilder sb, String label, String format, Object... args) {
+        sb.append(String.format(Locale.ROOT, "%-30s ", label + ":")).append(String.format(Locale.ROOT, format, args)).append('\n');
+    }
+
+    static String bytes(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        double value = bytes;
+        int unit = 0;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, unit == 0 ? "%.0f %s" : "%.2f %s", value, units[unit]);
+    }
+}

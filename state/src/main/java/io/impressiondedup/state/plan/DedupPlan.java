@@ -1,0 +1,200 @@
+package io.impressiondedup.state.plan;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+
+import io.impressiondedup.state.bloom.BloomBlock;
+import io.impressiondedup.state.bloom.BloomGeometry;
+import io.impressiondedup.state.bloom.BloomSizing;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * From what a user knows (unique impressions per bucket, the FPP they accept, retention, shards) to
+ * how every bucket filter is sized: the one sizing decision of the job, used by the operator to
+ * create filters and by the {@code plan} command to print what that will cost.
+ *
+ * <p><b>FPP budget.</b> The configured FPP is end-to-end: the share of unique impressions wrongly
+ * dropped. A record is checked against up to {@link TimeBuckets#maxBucketsChecked()} buckets (L = 5
+ * with daily buckets and 2 days of retention), and is lost if any of them answers falsely, with
+ * probability at most the sum of their FPPs. So each bucket's filter gets {@code p / L}, and inside
+ * it the scalable filter's layer 0 gets half of that ({@link ScalableBloomFilter}). In steady state
+ * most records meet three live buckets, so the measured rate sits well below p; the budget is what
+ * keeps it below p in the worst case, including traffic over plan.
+ *
+ * <p><b>Capacity.</b> Request ids are spread over shards by their MD5 digest, so each shard's filter
+ * of a bucket is sized for {@code ceil(capacity / shards)} elements.
+ */
+public final class DedupPlan implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final double DEFAULT_FPP = 0.001;
+    /** 2 KiB pages: 32 blocks. See the operator's README for how the page size was chosen. */
+    public static final int DEFAULT_PAGE_BYTES = 2048;
+
+    private final long capacityPerBucket;
+    private final double fpp;
+    private final int shards;
+    private final TimeBuckets timeBuckets;
+    private final FingerprintScheme fingerprintScheme;
+    private final int blocksPerPage;
+
+    private DedupPlan(Builder b) {
+        this.capacityPerBucket = b.capacityPerBucket;
+        this.fpp = b.fpp;
+        this.shards = b.shards;
+        this.timeBuckets = b.timeBuckets;
+        this.fingerprintScheme = b.fingerprintScheme;
+        this.blocksPerPage = b.pageBytes / (BloomBlock.BITS / Byte.SIZE);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A new, empty filter for one shard's bucket. */
+    public ScalableBloomFilter newBucketFilter() {
+        return ScalableBloomFilter.create(fingerprintScheme, capacityPerShard(), bucketFpp(), blocksPerPage);
+    }
+
+    /** Unique impressions one shard's bucket filter is planned for. */
+    public long capacityPerShard() {
+        return (capacityPerBucket + shards - 1) / shards;
+    }
+
+    /** Compound FPP of one bucket's filter: the end-to-end FPP over the buckets a record meets. */
+    public double bucketFpp() {
+        return fpp / bucketsChecked();
+    }
+
+    public int bucketsChecked() {
+        return timeBuckets.maxBucketsChecked();
+    }
+
+    /** Geometry of the first layer of each bucket filter (what exists when traffic is on plan). */
+    public BloomGeometry firstLayerGeometry() {
+        return BloomSizing.size(capacityPerShard(), ScalableBloomFilter.layerFpp(bucketFpp(), 0), blocksPerPage);
+    }
+
+    /** Buckets held at once: those within retention behind the watermark, the current one, one ahead. */
+    public int liveBuckets() {
+        long bucket = timeBuckets.bucketSize().toMillis();
+        long retention = timeBuckets.retention().toMillis();
+        return (int) ((retention + bucket - 1) / bucket) + 2;
+    }
+
+    public long capacityPerBucket() {
+        return capacityPerBucket;
+    }
+
+    public double fpp() {
+        return fpp;
+    }
+
+    public int shards() {
+        return shards;
+    }
+
+    public TimeBuckets timeBuckets() {
+        return timeBuckets;
+    }
+
+    public FingerprintScheme fingerprintScheme() {
+        return fingerprintScheme;
+    }
+
+    public int blocksPerPage() {
+        return blocksPerPage;
+    }
+
+    public int pageBytes() {
+        return blocksPerPage * BloomBlock.BITS / Byte.SIZE;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof DedupPlan)) {
+            return false;
+        }
+        DedupPlan that = (DedupPlan) o;
+        return capacityPerBucket == that.capacityPerBucket
+                && Double.compare(that.fpp, fpp) == 0
+                && shards == that.shards
+                && blocksPerPage == that.blocksPerPage
+                && timeBuckets.equals(that.timeBuckets)
+                && fingerprintScheme.equals(that.fingerprintScheme);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(capacityPerBucket, fpp, shards, timeBuckets, fingerprintScheme, blocksPerPage);
+    }
+
+    @Override
+    public String toString() {
+        return "DedupPlan{capacityPerBucket=" + capacityPerBucket + ", fpp=" + fpp + ", shards=" + shards + ", "
+                + timeBuckets + ", " + fingerprintScheme + ", pageBytes=" + pageBytes() + '}';
+    }
+
+    /** Builder of {@link DedupPlan}; {@link #build()} validates. */
+    public static final class Builder {
+        private long capacityPerBucket = -1;
+        private double fpp = DEFAULT_FPP;
+        private int shards = 128;
+        private TimeBuckets timeBuckets = TimeBuckets.defaults();
+        private FingerprintScheme fingerprintScheme = FingerprintScheme.withKeyBits(FingerprintScheme.DEFAULT_KEY_BITS);
+        private int pageBytes = DEFAULT_PAGE_BYTES;
+
+        /** Expected unique impressions per bucket over all shards (e.g. per day). */
+        public Builder capacityPerBucket(long capacityPerBucket) {
+            this.capacityPerBucket = capacityPerBucket;
+            return this;
+        }
+
+        public Builder fpp(double fpp) {
+            this.fpp = fpp;
+            return this;
+        }
+
+        public Builder shards(int shards) {
+            this.shards = shards;
+            return this;
+        }
+
+        public Builder timeBuckets(TimeBuckets timeBuckets) {
+            this.timeBuckets = timeBuckets;
+            return this;
+        }
+
+        public Builder fingerprintScheme(FingerprintScheme fingerprintScheme) {
+            this.fingerprintScheme = fingerprintScheme;
+            return this;
+        }
+
+        public Builder pageBytes(int pageBytes) {
+            this.pageBytes = pageBytes;
+            return this;
+        }
+
+        public DedupPlan build() {
+            checkArgument(capacityPerBucket > 0, "capacity per bucket must be positive, but was %s", capacityPerBucket);
+            checkArgument(fpp > 0 && fpp < 0.5, "fpp must be in (0, 0.5), but was %s", fpp);
+            checkArgument(shards > 0, "shards must be positive, but was %s", shards);
+            checkArgument(
+                    pageBytes >= 64 && pageBytes <= 65536 && Integer.bitCount(pageBytes) == 1,
+                    "page size must be a power of two between 64 and 65536 bytes, but was %s",
+                    pageBytes);
+            Objects.requireNonNull(timeBuckets, "timeBuckets");
+            Objects.requireNonNull(fingerprintScheme, "fingerprintScheme");
+            DedupPlan plan = new DedupPlan(this);
+            plan.firstLayerGeometry(); // fails now, naming the limit, if a shard's filter cannot be addressed
+            return plan;
+        }
+    }
+}

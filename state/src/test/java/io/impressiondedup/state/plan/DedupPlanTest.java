@@ -1,0 +1,56 @@
+package io.impressiondedup.state.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.impressiondedup.state.bloom.BloomSizing;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import org.junit.jupiter.api.Test;
+
+class DedupPlanTest {
+
+    private final DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000_000L).fpp(0.001).shards(128).build();
+
+    @Test
+    void eachBucketGetsItsShareOfTheEndToEndFpp() {
+        assertThat(plan.bucketsChecked()).isEqualTo(5);
+        assertThat(plan.bucketFpp()).isCloseTo(0.0002, within(1e-12));
+        assertThat(plan.bucketFpp() * plan.bucketsChecked()).isCloseTo(plan.fpp(), within(1e-12));
+    }
+
+    @Test
+    void eachShardsFilterIsSizedForItsShareOfTheCapacityRoundedUp() {
+        DedupPlan odd = DedupPlan.builder().capacityPerBucket(1000).shards(3).build();
+        assertThat(odd.capacityPerShard()).isEqualTo(334);
+    }
+
+    @Test
+    void newBucketFiltersFollowThePlan() {
+        ScalableBloomFilter filter = plan.newBucketFilter();
+        assertThat(filter.initialCapacity()).isEqualTo(plan.capacityPerShard());
+        assertThat(filter.targetFpp()).isEqualTo(plan.bucketFpp());
+        assertThat(filter.layers().get(0).geometry()).isEqualTo(plan.firstLayerGeometry());
+        assertThat(filter.blocksPerPage()).isEqualTo(DedupPlan.DEFAULT_PAGE_BYTES / 64);
+    }
+
+    @Test
+    void theFirstLayerMeetsItsFppAtPlannedCapacity() {
+        var geometry = plan.firstLayerGeometry();
+        assertThat(BloomSizing.blockedFpp(geometry.numBlocks(), plan.capacityPerShard(), geometry.probes()))
+                .isLessThanOrEqualTo(plan.bucketFpp() / 2);
+    }
+
+    @Test
+    void invalidPlansFailNamingTheValue() {
+        assertThatThrownBy(() -> DedupPlan.builder().build()).hasMessageContaining("capacity");
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(10).fpp(0.7).build()).hasMessageContaining("0.7");
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(10).pageBytes(100).build()).hasMessageContaining("100");
+    }
+
+    @Test
+    void aShardFilterTooLargeToAddressIsRejectedAtBuildTime() {
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(100_000_000_000L).shards(1).pageBytes(64).build())
+                .hasMessageContaining("more shards");
+    }
+}

@@ -1,0 +1,138 @@
+package io.impressiondedup.state.serialization;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.TestElements;
+import io.impressiondedup.state.bloom.HeapBloomPages;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class SerializerRoundTripTest {
+
+    private static <T> T roundTrip(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(value, out);
+        return serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    }
+
+    private static ScalableBloomFilter grownFilter() {
+        ScalableBloomFilter filter = ScalableBloomFilter.create(new FingerprintScheme(96, 77), 100, 0.002, 4);
+        HeapBloomPages pages = new HeapBloomPages();
+        TestElements elements = new TestElements(1);
+        for (int i = 0; i < 250; i++) {
+            long[] h = elements.next();
+            filter.putIfAbsent(h[0], h[1], pages);
+        }
+        return filter;
+    }
+
+    @Test
+    void aPageRoundTripsWordForWord() throws IOException {
+        long[] page = {0L, -1L, 0x8000000000000001L, 42L};
+        assertThat(roundTrip(BloomPageSerializer.INSTANCE, page)).containsExactly(page);
+    }
+
+    @Test
+    void copyingSerializedPagesCopiesTheBytes() throws IOException {
+        long[] page = {1L, 2L, 3L};
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        BloomPageSerializer.INSTANCE.serialize(page, out);
+        DataOutputSerializer copy = new DataOutputSerializer(64);
+        BloomPageSerializer.INSTANCE.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copy);
+        assertThat(copy.getCopyOfBuffer()).isEqualTo(out.getCopyOfBuffer());
+    }
+
+    @Test
+    void aFilterRoundTripsWithItsSchemeDesignAndLayers() throws IOException {
+        ScalableBloomFilter filter = grownFilter();
+        ScalableBloomFilter read = roundTrip(ScalableBloomFilterSerializer.INSTANCE, filter);
+
+        assertThat(read).isEqualTo(filter);
+        assertThat(read.fingerprintScheme()).isEqualTo(new FingerprintScheme(96, 77));
+        assertThat(read.layerCount()).isEqualTo(2);
+        assertThat(ScalableBloomFilterSerializer.serializedSize(2)).isEqualTo(serializedLength(filter));
+    }
+
+    @Test
+    void aDirectoryRoundTripsInBucketOrder() throws IOException {
+        BucketFilters directory = new BucketFilters();
+        directory.put(20_001, grownFilter());
+        directory.put(19_999, ScalableBloomFilter.create(FingerprintScheme.withKeyBits(64), 10, 0.01, 1));
+
+        BucketFilters read = roundTrip(BucketFiltersSerializer.INSTANCE, directory);
+
+        assertThat(read).isEqualTo(directory);
+        assertThat(read.bucketAt(0)).isEqualTo(19_999);
+    }
+
+    @Test
+    void copiesAreDeep() {
+        ScalableBloomFilter filter = grownFilter();
+        ScalableBloomFilter copy = ScalableBloomFilterSerializer.INSTANCE.copy(filter);
+        assertThat(copy).isEqualTo(filter).isNotSameAs(filter);
+        long[] page = {1L};
+        assertThat(BloomPageSerializer.INSTANCE.copy(page)).isNotSameAs(page).containsExactly(1L);
+    }
+
+    @Test
+    void aValueInAnUnknownFormatIsRejectedNotMisread() {
+        byte[] bytes = {9, 0, 0, 0};
+        assertThatThrownBy(() -> ScalableBloomFilterSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("format 9");
+    }
+
+    @Test
+    void aCorruptPageLengthIsRejected() {
+        byte[] bytes = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
+        assertThatThrownBy(() -> BloomPageSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("Corrupt");
+    }
+
+    @Test
+    void snapshotsRoundTripAndResolveAsCompatible() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(out, ScalableBloomFilterSerializer.INSTANCE.snapshotConfiguration());
+        TypeSerializerSnapshot<ScalableBloomFilter> read =
+                TypeSerializerSnapshot.readVersionedSnapshot(new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
+
+        assertThat(read.restoreSerializer()).isEqualTo(ScalableBloomFilterSerializer.INSTANCE);
+        assertThat(ScalableBloomFilterSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(read).isCompatibleAsIs())
+                .isTrue();
+    }
+
+    @Test
+    void aSnapshotFromANewerReleaseFailsTheRestoreInsteadOfMisreading() {
+        BloomPageSerializer.Snapshot snapshot = new BloomPageSerializer.Snapshot();
+        assertThatThrownBy(() -> snapshot.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("version 2");
+    }
+
+    @Test
+    void anotherSerializersSnapshotIsIncompatible() {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        TypeSerializerSnapshot<long[]> other = (TypeSerializerSnapshot) new ScalableBloomFilterSerializer.Snapshot();
+        assertThat(BloomPageSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(other).isIncompatible())
+                .isTrue();
+    }
+
+    private static int serializedLength(ScalableBloomFilter filter) {
+        try {
+            DataOutputSerializer out = new DataOutputSerializer(64);
+            ScalableBloomFilterSerializer.INSTANCE.serialize(filter, out);
+            return out.length();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
