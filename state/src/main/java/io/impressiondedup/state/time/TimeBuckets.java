@@ -33,9 +33,12 @@ import java.util.Objects;
  *
  * <p><b>Lateness.</b> A record is late when the oldest bucket its earlier copies could be in has
  * already expired at the current watermark: {@code watermark >= expiryOf(bucketOf(t - retention))}.
- * Processing it would risk passing a duplicate as unique, so it is set aside with reason "late"
- * instead. A record at or ahead of the watermark is never late, and with day buckets a record may
- * trail the watermark by at least a day before it becomes late.
+ * Processing it could pass a duplicate as unique (its copy's filter is gone), so it is set aside with
+ * reason "late" instead. When the retention is a whole number of buckets this is simply "the
+ * watermark has passed the end of the record's own bucket": a record at or ahead of the watermark is
+ * never late, and a record behind it stays in time until its bucket closes (up to a day with day
+ * buckets, only the out-of-orderness bound around midnight). The weaker rule "late once its own
+ * bucket has expired" would accept such records while their copies' buckets are already dropped.
  *
  * <p>Instances cache the last bucket's bounds for zones with daylight saving time; use one per
  * thread.

@@ -45,6 +45,25 @@ class BloomSizingTest {
     }
 
     @Test
+    void blockedFppIsTheInclusionExclusionOverTheQuerysDistinctBits() {
+        // k = 2: the two probes coincide with probability 1/512. c0 = 1, c1 = -(P1 + 2 P2), c2 = P2.
+        double p1 = 1.0 / 512;
+        double p2 = 511.0 / 512;
+        double lambda = 40;
+        double expected = 1
+                - (p1 + 2 * p2) * Math.exp(-lambda * (1 - Math.pow(511.0 / 512, 2)))
+                + p2 * Math.exp(-lambda * (1 - Math.pow(510.0 / 512, 2)));
+        assertThat(BloomSizing.blockedFpp(1000, 40_000, 2)).isCloseTo(expected, within(1e-15));
+    }
+
+    @Test
+    void blockedFppOfAnEmptyOrOneProbeFilterIsWhatItMustBe() {
+        assertThat(BloomSizing.blockedFpp(1000, 0, 7)).isZero();
+        // One probe: the chance its bit was hit by any of the block's Poisson(lambda) elements.
+        assertThat(BloomSizing.blockedFpp(1000, 100_000, 1)).isCloseTo(-Math.expm1(-100 / 512.0), within(1e-12));
+    }
+
+    @Test
     void tinyFiltersStillMeetTheTarget() {
         BloomGeometry geometry = BloomSizing.size(10, 0.01, 1);
         assertThat(BloomSizing.blockedFpp(geometry.numBlocks(), 10, geometry.probes())).isLessThanOrEqualTo(0.01);

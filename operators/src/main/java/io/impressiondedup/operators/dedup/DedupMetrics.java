@@ -1,0 +1,85 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import java.util.Collection;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * The operator's metrics, registered directly in its metric group.
+ *
+ * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
+ * instant; {@code filter-expansions} counts layers added because a bucket ran over its planned
+ * capacity; {@code buckets-expired} counts (shard, bucket) filters dropped by their timer.
+ *
+ * <p>Gauges, over the shards of this subtask, recomputed on the task thread every few seconds (a
+ * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
+ * {@code bloom-bytes} (their bits at full size: pages are created lazily, so state may be smaller
+ * early in a bucket), {@code max-fill-ratio} (the fullest filter's inserts over its planned
+ * capacity: above 1 the traffic is over plan and layers are being added), and {@code estimated-fpp}
+ * (for the worst shard, the summed estimated FPP of its live buckets: the chance a new unique
+ * impression is wrongly dropped now).
+ */
+final class DedupMetrics {
+
+    static final String RECORDS_IN = "records-in";
+    static final String UNIQUE = "unique";
+    static final String DUPLICATES = "duplicates";
+    static final String LATE = "late";
+    static final String FILTER_EXPANSIONS = "filter-expansions";
+    static final String BUCKETS_EXPIRED = "buckets-expired";
+    static final String LIVE_BUCKETS = "live-buckets";
+    static final String BLOOM_BYTES = "bloom-bytes";
+    static final String MAX_FILL_RATIO = "max-fill-ratio";
+    static final String ESTIMATED_FPP = "estimated-fpp";
+
+    final Counter recordsIn;
+    final Counter unique;
+    final Counter duplicates;
+    final Counter late;
+    final Counter filterExpansions;
+    final Counter bucketsExpired;
+
+    private volatile int liveBuckets;
+    private volatile long bloomBytes;
+    private volatile double maxFillRatio;
+    private volatile double estimatedFpp;
+
+    DedupMetrics(MetricGroup group) {
+        recordsIn = group.counter(RECORDS_IN);
+        unique = group.counter(UNIQUE);
+        duplicates = group.counter(DUPLICATES);
+        late = group.counter(LATE);
+        filterExpansions = group.counter(FILTER_EXPANSIONS);
+        bucketsExpired = group.counter(BUCKETS_EXPIRED);
+        group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);
+        group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
+        group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);
+        group.gauge(ESTIMATED_FPP, (Gauge<Double>) () -> estimatedFpp);
+    }
+
+    /** Recomputes the gauges from the shards' directories; call on the task thread. */
+    void updateGauges(Collection<BucketFilters> directories) {
+        int buckets = 0;
+        long bytes = 0;
+        double fill = 0;
+        double worstFpp = 0;
+        for (BucketFilters directory : directories) {
+            double shardFpp = 0;
+            for (int i = 0; i < directory.size(); i++) {
+                ScalableBloomFilter filter = directory.filterAt(i);
+                buckets++;
+                bytes += filter.bytes();
+                fill = Math.max(fill, filter.loadFactor());
+                shardFpp += filter.estimatedFpp();
+            }
+            worstFpp = Math.max(worstFpp, shardFpp);
+        }
+        liveBuckets = buckets;
+        bloomBytes = bytes;
+        maxFillRatio = fill;
+        estimatedFpp = worstFpp;
+    }
+}

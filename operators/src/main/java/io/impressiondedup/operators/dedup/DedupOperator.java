@@ -1,0 +1,335 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.DeadLetterReason;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.serialization.BloomPageSerializer;
+import io.impressiondedup.state.serialization.BucketFiltersSerializer;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drops duplicate impressions with time-bucketed Bloom filters held in keyed state. Keyed by shard
+ * ({@link ShardKeySelector}); the first impression of a (request, ad) passes, later copies are dropped.
+ *
+ * <p><b>Per record.</b> If the record is late ({@link TimeBuckets#isLate}) it goes to {@link #LATE}
+ * and nothing else happens. Otherwise it is checked against each live bucket of its shard that can
+ * hold a copy within the retention ({@code [t - retention, t + retention]}); a hit means duplicate:
+ * counted, optionally emitted to {@link #DUPLICATES}, and dropped. A miss everywhere means unique: it is
+ * inserted into the filter of its own event-time bucket (created on first use, with an event-time
+ * timer at the bucket's expiry) and emitted. Duplicates are not inserted, so the retention runs from
+ * the first occurrence.
+ *
+ * <p><b>State layout.</b> Per shard: a {@code ValueState<BucketFilters>} with each live bucket's filter
+ * metadata (a few dozen bytes per bucket), and a {@code MapState<Long, long[]>} with every page of
+ * every filter, keyed by {@code PageAddress}. A record reads at most one page per bucket and layer and
+ * writes at most one; pages are created on first write; nothing ever serializes a whole filter.
+ *
+ * <p><b>Directory cache.</b> The bucket directory of each shard is needed by every record and changes
+ * with every unique one (insert counts), so the operator keeps it on the heap and writes a copy back
+ * to keyed state in {@link #prepareSnapshotPreBarrier}, before any checkpoint or savepoint barrier
+ * leaves the operator, and when the input ends. State therefore always holds a directory consistent
+ * with the pages of the same checkpoint; on restore the cache is rebuilt from state. It saves a
+ * RocksDB read and write per record. A copy is written, never the cached object, so that the heap
+ * backend's asynchronous snapshot never sees an object the task thread is changing.
+ *
+ * <p><b>Time.</b> Expiry is by event time only (timers at bucket end + retention, one per shard and
+ * bucket, namespaced by bucket id); replays expire buckets as the original run did. A processing-time
+ * TTL ({@link DedupSettings#stateTtl()}) bounds state if event time ever stops moving.
+ *
+ * <p><b>Rescaling.</b> All state is keyed by shard, and shards map one-to-one onto key groups
+ * ({@link ShardKeys}), so Flink moves whole filters with their key groups. The shard count itself
+ * cannot change without breaking the request-to-filter mapping; it is kept in operator state and a
+ * restore with another count fails with a message naming it.
+ */
+public final class DedupOperator extends AbstractStreamOperator<Impression>
+        implements OneInputStreamOperator<Impression, Impression>, Triggerable<Integer, Long> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(DedupOperator.class);
+
+    /** Stable operator id: savepoints map state to it. Never change it. */
+    public static final String UID = "impression-dedup";
+    public static final String NAME = "Deduplicate impressions";
+
+    /** Records too late to be deduplicated safely, as dead letters with reason {@code late}. */
+    public static final OutputTag<DeadLetter> LATE = new OutputTag<>("late-impressions", DeadLetter.TYPE_INFO);
+    /** Dropped duplicates, for audit; only emitted if {@link DedupSettings#emitDuplicates()}. */
+    public static final OutputTag<Impression> DUPLICATES = new OutputTag<>("duplicate-impressions", Impression.TYPE_INFO);
+
+    static final String DIRECTORY_STATE = "bucket-filters";
+    static final String PAGES_STATE = "bloom-pages";
+    static final String SHARDS_STATE = "shard-count";
+    static final String EXPIRY_TIMERS = "bucket-expiry";
+
+    private final DedupSettings settings;
+
+    private transient TimeBuckets buckets;
+    private transient DedupPlan plan;
+    private transient ValueState<BucketFilters> directoryState;
+    private transient MapStateBloomPages pages;
+    private transient InternalTimerService<Long> expiryTimers;
+    private transient ListState<Integer> shardCountState;
+    private transient Map<Integer, BucketFilters> directories;
+    private transient Set<Integer> dirtyShards;
+    private transient DedupMetrics metrics;
+
+    // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
+    private transient FingerprintScheme hashedScheme;
+    private transient long h1;
+    private transient long h2;
+
+    public DedupOperator(DedupSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        plan = settings.plan();
+        buckets = new TimeBuckets(plan.timeBuckets().bucketSize(), plan.timeBuckets().retention(), plan.timeBuckets().zone());
+
+        directoryState = getPartitionedState(directoryDescriptor(settings));
+        MapState<Long, long[]> pageState = getPartitionedState(pagesDescriptor(settings));
+        pages = new MapStateBloomPages(pageState);
+
+        shardCountState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(SHARDS_STATE, IntSerializer.INSTANCE));
+        if (context.isRestored()) {
+            for (Integer restored : shardCountState.get()) {
+                if (restored != plan.shards()) {
+                    throw new IllegalStateException("The dedup state was written with " + restored
+                            + " shards, but this job runs with " + plan.shards()
+                            + ". Requests would be looked up in the wrong filters and duplicates would pass."
+                            + " Run with the shard count the state was written with, or start without state.");
+                }
+            }
+        }
+        shardCountState.update(java.util.List.of(plan.shards()));
+    }
+
+    /** Descriptor of the per-shard bucket directory (with the safety TTL, if any). */
+    static ValueStateDescriptor<BucketFilters> directoryDescriptor(DedupSettings settings) {
+        ValueStateDescriptor<BucketFilters> descriptor = new ValueStateDescriptor<>(DIRECTORY_STATE, BucketFiltersSerializer.INSTANCE);
+        withSafetyTtl(descriptor, settings);
+        return descriptor;
+    }
+
+    /** Descriptor of the per-shard Bloom pages, keyed by {@code PageAddress} (with the safety TTL, if any). */
+    static MapStateDescriptor<Long, long[]> pagesDescriptor(DedupSettings settings) {
+        MapStateDescriptor<Long, long[]> descriptor =
+                new MapStateDescriptor<>(PAGES_STATE, LongSerializer.INSTANCE, BloomPageSerializer.INSTANCE);
+        withSafetyTtl(descriptor, settings);
+        return descriptor;
+    }
+
+    private static void withSafetyTtl(StateDescriptor<?, ?> descriptor, DedupSettings settings) {
+        if (!settings.stateTtl().isZero()) {
+            descriptor.enableTimeToLive(StateTtlConfig.newBuilder(settings.stateTtl())
+                    .updateTtlOnCreateAndWrite()
+                    .neverReturnExpired()
+                    .build());
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        expiryTimers = getInternalTimerService(EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
+        metrics = new DedupMetrics(getMetricGroup());
+        directories = new HashMap<>();
+        dirtyShards = new HashSet<>();
+        getKeyedStateBackend().applyToAllKeys(
+                VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                directoryDescriptor(settings),
+                (key, state) -> {
+                    BucketFilters restored = state.value();
+                    if (restored != null) {
+                        directories.put((Integer) key, restored.copy());
+                    }
+                });
+        metrics.updateGauges(directories.values());
+        long interval = settings.gaugeInterval().toMillis();
+        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories.values()), interval, interval);
+    }
+
+    @Override
+    public void processElement(StreamRecord<Impression> element) throws Exception {
+        Impression impression = element.getValue();
+        metrics.recordsIn.inc();
+        long eventTime = impression.eventTime();
+        long watermark = expiryTimers.currentWatermark();
+        if (buckets.isLate(eventTime, watermark)) {
+            metrics.late.inc();
+            output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
+            return;
+        }
+
+        Integer shardKey = (Integer) getCurrentKey();
+        BucketFilters directory = directoryOf(shardKey);
+        long adIdHash = HashMixing.adIdHash(impression.adId());
+        hashedScheme = null;
+
+        long last = buckets.lastBucketToCheck(eventTime);
+        for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
+            long bucket = directory.bucketAt(i);
+            if (bucket > last) {
+                break;
+            }
+            ScalableBloomFilter filter = directory.filterAt(i);
+            hash(impression, adIdHash, filter.fingerprintScheme());
+            pages.select(bucket);
+            if (filter.mightContain(h1, h2, pages)) {
+                metrics.duplicates.inc();
+                if (settings.emitDuplicates()) {
+                    output.collect(DUPLICATES, element);
+                }
+                return;
+            }
+        }
+
+        long ownBucket = buckets.bucketOf(eventTime);
+        ScalableBloomFilter filter = directory.get(ownBucket);
+        if (filter == null) {
+            filter = plan.newBucketFilter();
+            directory.put(ownBucket, filter);
+            expiryTimers.registerEventTimeTimer(ownBucket, buckets.expiryOf(ownBucket));
+        }
+        hash(impression, adIdHash, filter.fingerprintScheme());
+        pages.select(ownBucket);
+        if (filter.insertAbsent(h1, h2, pages)) {
+            onGrowth(shardKey, ownBucket, filter);
+        }
+        dirtyShards.add(shardKey);
+        metrics.unique.inc();
+        output.collect(element);
+    }
+
+    /** Probe hashes of the current record for {@code scheme}, reusing them while the scheme is the same. */
+    private void hash(Impression impression, long adIdHash, FingerprintScheme scheme) {
+        if (!scheme.equals(hashedScheme)) {
+            h1 = scheme.probeHash1(impression.digestHigh(), impression.digestLow(), adIdHash);
+            h2 = scheme.probeHash2(impression.digestHigh(), impression.digestLow(), adIdHash);
+            hashedScheme = scheme;
+        }
+    }
+
+    private BucketFilters directoryOf(Integer shardKey) throws Exception {
+        BucketFilters directory = directories.get(shardKey);
+        if (directory == null) {
+            BucketFilters stored = directoryState.value();
+            directory = stored == null ? new BucketFilters() : stored.copy();
+            directories.put(shardKey, directory);
+        }
+        return directory;
+    }
+
+    private void onGrowth(Integer shardKey, long bucket, ScalableBloomFilter filter) {
+        metrics.filterExpansions.inc();
+        if (filter.layerCount() == 2) {
+            LOG.warn(
+                    "Bucket {} of shard key {} reached its planned capacity of {} unique impressions; added a layer"
+                            + " for {} more at FPP {}. Traffic is over plan: the FPP stays within budget, but"
+                            + " state grows. Raise the planned capacity if this is the new normal.",
+                    Instant.ofEpochMilli(buckets.startOf(bucket)),
+                    shardKey,
+                    filter.initialCapacity(),
+                    filter.layers().get(1).capacity(),
+                    filter.layers().get(1).fpp());
+        } else {
+            LOG.info("Bucket {} of shard key {} grew to {} layers ({} impressions)",
+                    Instant.ofEpochMilli(buckets.startOf(bucket)), shardKey, filter.layerCount(), filter.inserted());
+        }
+    }
+
+    private DeadLetter lateLetter(Impression impression, long watermark) {
+        long oldest = buckets.firstBucketToCheck(impression.eventTime());
+        return new DeadLetter(
+                impression.raw(),
+                DeadLetterReason.LATE,
+                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " is too far behind the watermark "
+                        + Instant.ofEpochMilli(watermark) + ": its earliest possible duplicate's bucket ("
+                        + Instant.ofEpochMilli(buckets.startOf(oldest)) + ") expired at "
+                        + Instant.ofEpochMilli(buckets.expiryOf(oldest)));
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
+        Integer shardKey = timer.getKey();
+        long bucket = timer.getNamespace();
+        BucketFilters directory = directoryOf(shardKey);
+        ScalableBloomFilter expired = directory.remove(bucket);
+        if (expired != null) {
+            pages.removeAll(bucket, expired);
+            metrics.bucketsExpired.inc();
+        }
+        if (directory.isEmpty()) {
+            directoryState.clear();
+            directories.remove(shardKey);
+        } else {
+            directoryState.update(directory.copy());
+        }
+        dirtyShards.remove(shardKey);
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<Integer, Long> timer) {
+        throw new IllegalStateException("The dedup operator registers no processing-time timers");
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        flushDirectories();
+        metrics.updateGauges(directories.values());
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flushDirectories();
+        super.finish();
+    }
+
+    /** Writes every changed directory back to keyed state (a copy: see the class comment). */
+    private void flushDirectories() throws Exception {
+        for (Iterator<Integer> it = dirtyShards.iterator(); it.hasNext(); ) {
+            Integer shardKey = it.next();
+            setCurrentKey(shardKey);
+            directoryState.update(directories.get(shardKey).copy());
+            it.remove();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.impressiondedup.operators.model;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * A Kafka record exactly as it was read: where it came from, its key, value and headers. The job
+ * writes survivors and dead letters from these bytes, so what reaches the output is what came in.
+ *
+ * <p>Immutable by convention: the arrays are shared, never copied, and never modified.
+ */
+public final class RawKafkaRecord {
+
+    private static final String[] NO_HEADER_KEYS = new String[0];
+    private static final byte[][] NO_HEADER_VALUES = new byte[0][];
+
+    private final String topic;
+    private final int partition;
+    private final long offset;
+    private final long timestamp;
+    private final byte[] key;
+    private final byte[] value;
+    private final String[] headerKeys;
+    private final byte[][] headerValues;
+
+    public RawKafkaRecord(
+            String topic,
+            int partition,
+            long offset,
+            long timestamp,
+            byte[] key,
+            byte[] value,
+            String[] headerKeys,
+            byte[][] headerValues) {
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.partition = partition;
+        this.offset = offset;
+        this.timestamp = timestamp;
+        this.key = key;
+        this.value = value;
+        this.headerKeys = headerKeys == null ? NO_HEADER_KEYS : headerKeys;
+        this.headerValues = headerValues == null ? NO_HEADER_VALUES : headerValues;
+        if (this.headerKeys.length != this.headerValues.length) {
+            throw new IllegalArgumentException(
+                    "header keys and values differ in number: " + this.headerKeys.length + " vs " + this.headerValues.length);
+        }
+    }
+
+    /** A record with only a value, for tests and tools. */
+    public static RawKafkaRecord ofValue(String topic, int partition, long offset, byte[] value) {
+        return new RawKafkaRecord(topic, partition, offset, -1L, null, value, null, null);
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    /** The Kafka record timestamp (not the impression's event time), or -1. */
+    public long timestamp() {
+        return timestamp;
+    }
+
+    /** The record key, or {@code null}. */
+    public byte[] key() {
+        return key;
+    }
+
+    /** The record value, or {@code null} for a tombstone. */
+    public byte[] value() {
+        return value;
+    }
+
+    public int headerCount() {
+        return headerKeys.length;
+    }
+
+    public String headerKey(int index) {
+        return headerKeys[index];
+    }
+
+    /** A header's value, or {@code null}. */
+    public byte[] headerValue(int index) {
+        return headerValues[index];
+    }
+
+    /** Bytes of key and value, for size limits. */
+    public int payloadSize() {
+        return (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    }
+
+    /** "topic-partition@offset", the way operators name a record in logs and error messages. */
+    public String position() {
+        return topic + '-' + partition + '@' + offset;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof RawKafkaRecord)) {
+            return false;
+        }
+        RawKafkaRecord that = (RawKafkaRecord) o;
+        return partition == that.partition
+                && offset == that.offset
+                && timestamp == that.timestamp
+                && topic.equals(that.topic)
+                && Arrays.equals(key, that.key)
+                && Arrays.equals(value, that.value)
+                && Arrays.equals(headerKeys, that.headerKeys)
+                && Arrays.deepEquals(headerValues, that.headerValues);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(topic, partition, offset);
+    }
+
+    @Override
+    public String toString() {
+        return "RawKafkaRecord{" + position() + ", " + (value == null ? "null" : value.length + " bytes") + '}';
+    }
+}

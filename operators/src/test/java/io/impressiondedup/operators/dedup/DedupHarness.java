@@ -1,0 +1,172 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
+import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+
+/** A {@link DedupOperator} in Flink's keyed operator harness, with its metrics and state in reach. */
+final class DedupHarness implements AutoCloseable {
+
+    static final int MAX_PARALLELISM = 128;
+
+    final KeyedOneInputStreamOperatorTestHarness<Integer, Impression, Impression> harness;
+    final DedupSettings settings;
+    final ShardKeySelector keySelector;
+    private final InterceptingOperatorMetricGroup metrics;
+
+    private DedupHarness(DedupSettings settings, Backend backend, int parallelism, int subtask) throws Exception {
+        this.settings = settings;
+        this.keySelector = new ShardKeySelector(settings.plan().shards(), MAX_PARALLELISM);
+        this.metrics = new InterceptingOperatorMetricGroup();
+        InterceptingOperatorMetricGroup operatorGroup = metrics;
+        UnregisteredMetricGroups.UnregisteredTaskMetricGroup taskGroup = new UnregisteredMetricGroups.UnregisteredTaskMetricGroup() {
+            @Override
+            public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name, Map<String, String> additional) {
+                return operatorGroup;
+            }
+        };
+        this.harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new DedupOperator(settings),
+                keySelector,
+                Types.INT,
+                new MockEnvironmentBuilder()
+                        .setMetricGroup(taskGroup)
+                        .setMaxParallelism(MAX_PARALLELISM)
+                        .setParallelism(parallelism)
+                        .setSubtaskIndex(subtask)
+                        .build());
+        harness.setStateBackend(backend.create());
+    }
+
+    /** An opened harness with empty state. */
+    static DedupHarness open(DedupSettings settings, Backend backend) throws Exception {
+        return open(settings, backend, 1, 0, null);
+    }
+
+    /** An opened harness of subtask {@code subtask} of {@code parallelism}, restored from {@code state} if given. */
+    static DedupHarness open(DedupSettings settings, Backend backend, int parallelism, int subtask, OperatorSubtaskState state)
+            throws Exception {
+        DedupHarness h = new DedupHarness(settings, backend, parallelism, subtask);
+        if (state != null) {
+            h.harness.initializeState(state);
+        }
+        h.harness.open();
+        return h;
+    }
+
+    void process(Impression impression) throws Exception {
+        harness.processElement(new StreamRecord<>(impression, impression.eventTime()));
+    }
+
+    void watermark(long timestamp) throws Exception {
+        harness.processWatermark(new Watermark(timestamp));
+    }
+
+    /** Request ids of the impressions emitted so far, in order. */
+    List<String> emittedRequestIds() {
+        return emitted().stream().map(i -> i.requestId() + "/" + i.adId()).collect(Collectors.toList());
+    }
+
+    /** "requestId/adId@eventTime" of the impressions emitted so far, in order. */
+    List<String> emittedRequestIdsWithTime() {
+        return emitted().stream().map(i -> i.requestId() + "/" + i.adId() + "@" + i.eventTime()).collect(Collectors.toList());
+    }
+
+    List<Impression> emitted() {
+        return harness.extractOutputValues();
+    }
+
+    List<DeadLetter> late() {
+        List<DeadLetter> late = new ArrayList<>();
+        if (harness.getSideOutput(DedupOperator.LATE) != null) {
+            harness.getSideOutput(DedupOperator.LATE).forEach(r -> late.add(r.getValue()));
+        }
+        return late;
+    }
+
+    List<Impression> duplicates() {
+        List<Impression> duplicates = new ArrayList<>();
+        if (harness.getSideOutput(DedupOperator.DUPLICATES) != null) {
+            harness.getSideOutput(DedupOperator.DUPLICATES).forEach(r -> duplicates.add(r.getValue()));
+        }
+        return duplicates;
+    }
+
+    long counter(String name) {
+        return ((Counter) Objects.requireNonNull(metrics.get(name), name)).getCount();
+    }
+
+    Object gauge(String name) {
+        return ((Gauge<?>) Objects.requireNonNull(metrics.get(name), name)).getValue();
+    }
+
+    OperatorSubtaskState snapshot(long checkpointId) throws Exception {
+        harness.prepareSnapshotPreBarrier(checkpointId);
+        return harness.snapshot(checkpointId, checkpointId);
+    }
+
+    int shardKeyOf(Impression impression) {
+        return keySelector.getKey(impression);
+    }
+
+    // ---- direct reads of keyed state, the same on both backends ----
+
+    private KeyedStateBackend<Integer> backend() {
+        return harness.getOperator().getKeyedStateBackend();
+    }
+
+    /** Shard keys holding a bucket directory in keyed state. */
+    long shardsWithDirectory() {
+        try (var keys = backend().getKeys(DedupOperator.DIRECTORY_STATE, VoidNamespace.INSTANCE)) {
+            return keys.count();
+        }
+    }
+
+    /** Page entries in keyed state for {@code shardKey}, per bucket. */
+    Map<Long, Long> pagesPerBucket(int shardKey) throws Exception {
+        backend().setCurrentKey(shardKey);
+        MapState<Long, long[]> pages = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.pagesDescriptor(settings));
+        Map<Long, Long> perBucket = new java.util.TreeMap<>();
+        for (Long address : pages.keys()) {
+            perBucket.merge(PageAddress.bucket(address), 1L, Long::sum);
+        }
+        return perBucket;
+    }
+
+    /** The bucket directory keyed state holds for {@code shardKey} (as of the last flush). */
+    BucketFilters storedDirectory(int shardKey) throws Exception {
+        backend().setCurrentKey(shardKey);
+        ValueState<BucketFilters> directory = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.directoryDescriptor(settings));
+        return directory.value();
+    }
+
+    @Override
+    public void close() throws Exception {
+        harness.close();
+    }
+}

@@ -1,0 +1,255 @@
+package io.impressiondedup.operators.dedup;
+
+import static io.impressiondedup.operators.dedup.TestImpressions.DAY;
+import static io.impressiondedup.operators.dedup.TestImpressions.HOUR;
+import static io.impressiondedup.operators.dedup.TestImpressions.T0;
+import static io.impressiondedup.operators.dedup.TestImpressions.impression;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.DeadLetterReason;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class DedupOperatorTest {
+
+    static DedupSettings settings(long capacityPerBucket, int shards) {
+        return DedupSettings.builder()
+                .plan(DedupPlan.builder().capacityPerBucket(capacityPerBucket).shards(shards).fpp(0.001).build())
+                .build();
+    }
+
+    static DedupSettings defaults() {
+        return settings(100_000, DedupHarness.MAX_PARALLELISM);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theFirstOccurrencePassesAndLaterCopiesAreDropped(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r1", "a1", T0 + HOUR));
+            h.process(impression("r1", "a1", T0 + HOUR + 1000));
+            h.process(impression("r1", "a1", T0 + HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a1");
+            assertThat(h.counter(DedupMetrics.UNIQUE)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theSameRequestWithAnotherAdPasses(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r1", "a1", T0 + HOUR));
+            h.process(impression("r1", "a2", T0 + HOUR));
+            h.process(impression("r1", "a2", T0 + HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a1", "r1/a2");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theOriginalPassesUnchangedBytesAndAll(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            Impression original = impression("r1", "a1", T0 + HOUR);
+            h.process(original);
+
+            assertThat(h.emitted()).containsExactly(original);
+            assertThat(h.emitted().get(0).raw().value()).isEqualTo(original.raw().value());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aDuplicateOfYesterdaysImpressionIsDropped(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r1", "a1", T0 - 10 * HOUR));
+            h.watermark(T0 + 4 * HOUR);
+            h.process(impression("r1", "a1", T0 + 5 * HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a1");
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aCopyStampedEarlierThatArrivesLaterIsDropped(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r1", "a1", T0 + DAY + HOUR)); // tomorrow's bucket
+            h.process(impression("r1", "a1", T0 + 20 * HOUR)); // today's bucket, arriving later
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a1");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aCopyBeyondTheRetentionIsANewImpression(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r1", "a1", T0 + HOUR)); // bucket of T0 expires at T0 + 3 days
+            h.watermark(T0 + 3 * DAY);
+            h.process(impression("r1", "a1", T0 + 3 * DAY + HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a1", "r1/a1");
+            assertThat(h.late()).isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aBucketsStateAndTimerAreGoneOnceTheWatermarkPassesBucketEndPlusRetention(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            Set<Integer> shardKeys = new HashSet<>();
+            for (int i = 0; i < 50; i++) {
+                Impression impression = impression("r" + i, "a", T0 + HOUR + i);
+                h.process(impression);
+                shardKeys.add(h.shardKeyOf(impression));
+            }
+            Impression tomorrow = impression("tomorrow", "a", T0 + DAY + HOUR);
+            h.process(tomorrow);
+            Set<Integer> shardsWithState = new HashSet<>(shardKeys);
+            shardsWithState.add(h.shardKeyOf(tomorrow));
+            h.snapshot(1);
+            assertThat(h.shardsWithDirectory()).isEqualTo(shardsWithState.size());
+            assertThat(h.harness.numEventTimeTimers()).isEqualTo(shardKeys.size() + 1); // one per shard and bucket
+            long todaysBucket = T0 / DAY;
+            int someShard = shardKeys.iterator().next();
+            assertThat(h.pagesPerBucket(someShard)).containsKey(todaysBucket);
+
+            h.watermark(T0 + 3 * DAY - 1);
+            assertThat(h.pagesPerBucket(someShard)).containsKey(todaysBucket);
+
+            h.watermark(T0 + 3 * DAY);
+            for (int shardKey : shardKeys) {
+                assertThat(h.pagesPerBucket(shardKey)).doesNotContainKey(todaysBucket);
+                assertThat(h.storedDirectory(shardKey) == null || h.storedDirectory(shardKey).get(todaysBucket) == null).isTrue();
+            }
+            assertThat(h.shardsWithDirectory()).isEqualTo(1); // only tomorrow's bucket is left
+            assertThat(h.harness.numEventTimeTimers()).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.BUCKETS_EXPIRED)).isEqualTo(shardKeys.size());
+
+            h.watermark(T0 + 4 * DAY);
+            assertThat(h.shardsWithDirectory()).isZero();
+            assertThat(h.harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRecordWhoseEarliestPossibleDuplicateHasExpiredGoesToTheLateOutput(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.watermark(T0 + 3 * DAY + 10 * HOUR);
+            // Behind the watermark, in a bucket that has closed: copies 2 days older were in an expired bucket.
+            h.process(impression("old", "a", T0 + 2 * DAY + 23 * HOUR));
+            // Behind the watermark too, but its bucket is still open: every bucket its copies can be in is live.
+            h.process(impression("recent", "a", T0 + 3 * DAY + HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("recent/a");
+            assertThat(h.late()).hasSize(1);
+            DeadLetter late = h.late().get(0);
+            assertThat(late.reason()).isEqualTo(DeadLetterReason.LATE);
+            assertThat(late.error()).contains("behind the watermark").contains("expired at 2026-11-25T00:00:00Z");
+            assertThat(new String(late.raw().value(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"requestId\":\"old\"");
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void everyRecordIsCountedAsUniqueDuplicateOrLate(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            for (int i = 0; i < 300; i++) {
+                h.process(impression("r" + (i % 120), "a", T0 + 3 * DAY + i));
+                if (i == 150) {
+                    h.watermark(T0 + 3 * DAY);
+                }
+                if (i % 50 == 0) {
+                    h.process(impression("late" + i, "a", T0));
+                }
+            }
+            long in = h.counter(DedupMetrics.RECORDS_IN);
+            assertThat(in).isEqualTo(306);
+            assertThat(h.counter(DedupMetrics.UNIQUE) + h.counter(DedupMetrics.DUPLICATES) + h.counter(DedupMetrics.LATE)).isEqualTo(in);
+            assertThat(h.counter(DedupMetrics.UNIQUE)).isEqualTo(h.emitted().size()).isEqualTo(120 + 3);
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(3);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void duplicatesReachTheAuditOutputOnlyWhenAskedFor(Backend backend) throws Exception {
+        try (DedupHarness off = DedupHarness.open(defaults(), backend)) {
+            off.process(impression("r", "a", T0));
+            off.process(impression("r", "a", T0));
+            assertThat(off.duplicates()).isEmpty();
+        }
+        DedupSettings audit = DedupSettings.builder().plan(defaults().plan()).emitDuplicates(true).build();
+        try (DedupHarness on = DedupHarness.open(audit, backend)) {
+            on.process(impression("r", "a", T0));
+            on.process(impression("r", "a", T0 + 1));
+            assertThat(on.duplicates()).extracting(Impression::eventTime).containsExactly(T0 + 1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aFilterOverItsPlannedCapacityGrowsAndNeverForgets(Backend backend) throws Exception {
+        DedupSettings settings = settings(100, 1); // one shard planned for 100 per day
+        try (DedupHarness h = DedupHarness.open(settings, backend)) {
+            for (int i = 0; i < 800; i++) {
+                h.process(impression("r" + i, "a", T0 + i));
+            }
+            // Layers of 100, 200 and 400 hold 700; the 701st unique impression opens a fourth layer.
+            assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).isEqualTo(3);
+            assertThat(h.counter(DedupMetrics.UNIQUE)).isGreaterThanOrEqualTo(795);
+
+            for (int i = 0; i < 800; i++) {
+                h.process(impression("r" + i, "a", T0 + 1000 + i));
+            }
+            assertThat(h.counter(DedupMetrics.UNIQUE) + h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1600);
+            assertThat(h.emitted()).hasSize((int) h.counter(DedupMetrics.UNIQUE)); // no copy got through
+
+            h.snapshot(1); // refreshes the gauges
+            assertThat((Double) h.gauge(DedupMetrics.MAX_FILL_RATIO)).isGreaterThan(7.9);
+            assertThat((Integer) h.gauge(DedupMetrics.LIVE_BUCKETS)).isEqualTo(1);
+            assertThat((Double) h.gauge(DedupMetrics.ESTIMATED_FPP)).isGreaterThan(0).isLessThan(settings.plan().bucketFpp());
+            assertThat((Long) h.gauge(DedupMetrics.BLOOM_BYTES)).isPositive();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theDirectoryInStateIsCurrentAtEveryCheckpoint(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(settings(1000, 1), backend)) {
+            for (int i = 0; i < 10; i++) {
+                h.process(impression("r" + i, "a", T0 + i));
+            }
+            int shardKey = h.shardKeyOf(impression("r0", "a", T0));
+            assertThat(h.storedDirectory(shardKey)).isNull(); // not yet flushed
+
+            h.snapshot(1);
+            assertThat(h.storedDirectory(shardKey).get(T0 / DAY).inserted()).isEqualTo(10);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void restoringWithAnotherShardCountFailsNamingBothCounts(Backend backend) throws Exception {
+        OperatorSubtaskState state;
+        try (DedupHarness h = DedupHarness.open(settings(1000, 128), backend)) {
+            h.process(impression("r", "a", T0));
+            state = h.snapshot(1);
+        }
+        assertThatThrownBy(() -> DedupHarness.open(settings(1000, 64), backend, 1, 0, state))
+                .hasStackTraceContaining("written with 128 shards, but this job runs with 64");
+    }
+}

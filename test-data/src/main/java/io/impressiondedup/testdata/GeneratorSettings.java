@@ -1,0 +1,241 @@
+package io.impressiondedup.testdata;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Knobs of the {@link ImpressionGenerator}; built and validated by {@link #builder()}. All shares are
+ * fractions of all records generated, except where said otherwise.
+ */
+public final class GeneratorSettings {
+
+    final long seed;
+    final long count;
+    final double duplicateShare;
+    final double beyondRetentionShare;
+    final int maxAdsPerRequest;
+    final int adCatalog;
+    final double adZipfExponent;
+    final double timeBasedUuidShare;
+    final double nonUuidShare;
+    final double isoTimestampShare;
+    final Duration maxJitter;
+    final Instant start;
+    final Duration span;
+    final double lateShare;
+    final double malformedShare;
+    final double futureShare;
+    final Duration bucketSize;
+    final Duration retention;
+    final int oversizedBytes;
+
+    private GeneratorSettings(Builder b) {
+        seed = b.seed;
+        count = b.count;
+        duplicateShare = b.duplicateShare;
+        beyondRetentionShare = b.beyondRetentionShare;
+        maxAdsPerRequest = b.maxAdsPerRequest;
+        adCatalog = b.adCatalog;
+        adZipfExponent = b.adZipfExponent;
+        timeBasedUuidShare = b.timeBasedUuidShare;
+        nonUuidShare = b.nonUuidShare;
+        isoTimestampShare = b.isoTimestampShare;
+        maxJitter = b.maxJitter;
+        start = b.start;
+        span = b.span;
+        lateShare = b.lateShare;
+        malformedShare = b.malformedShare;
+        futureShare = b.futureShare;
+        bucketSize = b.bucketSize;
+        retention = b.retention;
+        oversizedBytes = b.oversizedBytes;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public long count() {
+        return count;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public Instant start() {
+        return start;
+    }
+
+    public Duration span() {
+        return span;
+    }
+
+    public Duration retention() {
+        return retention;
+    }
+
+    public Duration bucketSize() {
+        return bucketSize;
+    }
+
+    /** Builder of {@link GeneratorSettings}. */
+    public static final class Builder {
+        private long seed = 1;
+        private long count = 100_000;
+        private double duplicateShare = 0.20;
+        private double beyondRetentionShare = 0.02;
+        private int maxAdsPerRequest = 3;
+        private int adCatalog = 5_000;
+        private double adZipfExponent = 1.1;
+        private double timeBasedUuidShare = 0.30;
+        private double nonUuidShare = 0.05;
+        private double isoTimestampShare = 0.05;
+        private Duration maxJitter = Duration.ofSeconds(30);
+        private Instant start;
+        private Duration span = Duration.ofDays(4);
+        private double lateShare = 0.002;
+        private double malformedShare = 0.003;
+        private double futureShare = 0.001;
+        private Duration bucketSize = Duration.ofDays(1);
+        private Duration retention = Duration.ofDays(2);
+        private int oversizedBytes = 100 * 1024;
+
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public Builder count(long count) {
+            this.count = count;
+            return this;
+        }
+
+        /** Share of records that are copies of an earlier impression (within and beyond retention). */
+        public Builder duplicateShare(double share) {
+            this.duplicateShare = share;
+            return this;
+        }
+
+        /** Share of copies stamped beyond retention + one bucket (expected to pass as new). */
+        public Builder beyondRetentionShare(double share) {
+            this.beyondRetentionShare = share;
+            return this;
+        }
+
+        public Builder maxAdsPerRequest(int max) {
+            this.maxAdsPerRequest = max;
+            return this;
+        }
+
+        public Builder adCatalog(int ads) {
+            this.adCatalog = ads;
+            return this;
+        }
+
+        public Builder adZipfExponent(double exponent) {
+            this.adZipfExponent = exponent;
+            return this;
+        }
+
+        public Builder timeBasedUuidShare(double share) {
+            this.timeBasedUuidShare = share;
+            return this;
+        }
+
+        public Builder nonUuidShare(double share) {
+            this.nonUuidShare = share;
+            return this;
+        }
+
+        public Builder isoTimestampShare(double share) {
+            this.isoTimestampShare = share;
+            return this;
+        }
+
+        /** Records are stamped up to this far behind the stream's clock: out-of-order arrival. */
+        public Builder maxJitter(Duration jitter) {
+            this.maxJitter = jitter;
+            return this;
+        }
+
+        /** Event time of the first record; default: now minus the span, so the stream ends now. */
+        public Builder start(Instant start) {
+            this.start = start;
+            return this;
+        }
+
+        /** Event time the stream covers. */
+        public Builder span(Duration span) {
+            this.span = span;
+            return this;
+        }
+
+        public Builder lateShare(double share) {
+            this.lateShare = share;
+            return this;
+        }
+
+        public Builder malformedShare(double share) {
+            this.malformedShare = share;
+            return this;
+        }
+
+        public Builder futureShare(double share) {
+            this.futureShare = share;
+            return this;
+        }
+
+        /** Must match the job's bucket size, so "late" and "beyond retention" mean what the job does. */
+        public Builder bucketSize(Duration bucketSize) {
+            this.bucketSize = bucketSize;
+            return this;
+        }
+
+        /** Must match the job's retention. */
+        public Builder retention(Duration retention) {
+            this.retention = retention;
+            return this;
+        }
+
+        /** Size of the oversized records' values; must exceed the job's maximum record size. */
+        public Builder oversizedBytes(int bytes) {
+            this.oversizedBytes = bytes;
+            return this;
+        }
+
+        public GeneratorSettings build() {
+            checkArgument(count > 0, "count must be positive, but was %s", count);
+            checkShare("duplicate share", duplicateShare, 0.9);
+            checkShare("beyond-retention share", beyondRetentionShare, 1);
+            checkShare("time-based UUID share", timeBasedUuidShare, 1);
+            checkShare("non-UUID share", nonUuidShare, 1);
+            checkArgument(timeBasedUuidShare + nonUuidShare <= 1, "time-based and non-UUID shares exceed 1");
+            checkShare("ISO timestamp share", isoTimestampShare, 1);
+            checkShare("late share", lateShare, 0.5);
+            checkShare("malformed share", malformedShare, 0.5);
+            checkShare("future share", futureShare, 0.5);
+            checkArgument(duplicateShare + lateShare + malformedShare + futureShare < 1, "the shares leave no room for unique impressions");
+            checkArgument(maxAdsPerRequest >= 1, "max ads per request must be at least 1, but was %s", maxAdsPerRequest);
+            checkArgument(adCatalog >= maxAdsPerRequest, "the ad catalog (%s) must hold at least max ads per request", adCatalog);
+            checkArgument(adZipfExponent > 0, "Zipf exponent must be positive, but was %s", adZipfExponent);
+            checkArgument(!span.isNegative() && !span.isZero(), "span must be positive, but was %s", span);
+            checkArgument(!maxJitter.isNegative() && maxJitter.compareTo(Duration.ofMinutes(4)) <= 0,
+                    "jitter must be in [0, 4min] to stay inside the job's default 5 min out-of-orderness, but was %s", maxJitter);
+            checkArgument(!retention.isNegative() && !retention.isZero(), "retention must be positive");
+            checkArgument(oversizedBytes >= 1024, "oversized values must be at least 1 KiB");
+            Objects.requireNonNull(bucketSize, "bucketSize");
+            if (start == null) {
+                start = Instant.ofEpochMilli(System.currentTimeMillis()).minus(span);
+            }
+            return new GeneratorSettings(this);
+        }
+
+        private static void checkShare(String name, double share, double max) {
+            checkArgument(share >= 0 && share <= max, "%s must be in [0, %s], but was %s", name, max, share);
+        }
+    }
+}

@@ -1,0 +1,376 @@
+package io.impressiondedup.testdata;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.UUID;
+
+/**
+ * Generates a deterministic stream of JSON impressions, with ground truth, from a seed.
+ *
+ * <p><b>The stream.</b> A clock runs from {@code start} over {@code span} in equal steps, one record per
+ * step, in the order they are to be written. Each step emits, in this priority: a copy of an earlier
+ * impression that has come due; the next ad of the current request; or, by the configured shares, a
+ * late, malformed or far-future record, or a new request with one to {@code maxAdsPerRequest} ads
+ * (Zipf-popular ads, UUID v4, v1 or non-UUID request ids, some ISO-8601 timestamps). Records are
+ * stamped up to {@code maxJitter} behind the clock: arrival slightly out of order, as from many
+ * servers.
+ *
+ * <p><b>Copies.</b> When an impression is emitted it may schedule copies of itself (same request,
+ * ad and fields; its own later timestamp). Delays: mostly seconds to minutes, some hours (many of
+ * them crossing midnight into the next day bucket), a tail up to one minute short of the retention;
+ * and a few beyond retention + one bucket + 6 hours, where the original's bucket has surely expired,
+ * so the job must pass them as new. No delay falls between the two, where the outcome would depend on
+ * bucket boundaries and the ground truth could not be exact.
+ *
+ * <p><b>Dead letters.</b> Late records are stamped retention + two buckets (or more) behind the clock
+ * and only appear once a tenth of the stream is out, so that the job's watermark is surely past the
+ * point where they can be deduplicated. Far-future records are dated in the 23rd century or 9999, so
+ * they stay future whenever the data is replayed. Malformed ones cover invalid JSON, missing or
+ * mistyped fields, absurd timestamps, empty and null values, binary garbage, and oversized values.
+ */
+public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
+
+    private static final long MINUTE = Duration.ofMinutes(1).toMillis();
+    private static final long HOUR = Duration.ofHours(1).toMillis();
+    private static final long DAY = Duration.ofDays(1).toMillis();
+    /** 2200-01-01T00:00:00Z: far-future records are dated after it, so they stay future for this product's life. */
+    static final long FAR_FUTURE = Instant.parse("2200-01-01T00:00:00Z").toEpochMilli();
+    static final long YEAR_9999 = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
+    private static final long UUID_EPOCH_OFFSET_MILLIS = 12_219_292_800_000L; // 1582-10-15 to 1970-01-01
+
+    private static final String[] USER_AGENTS = {
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+        "Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
+        "Roku/DVP-12.5 (12.5.0.4178-46)",
+        "Mozilla/5.0 (SMART-TV; Linux; Tizen 7.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/5.0 Chrome/94.0.4606.31 TV Safari/537.36",
+    };
+    private static final String[] COUNTRIES = {"US", "US", "US", "DE", "GB", "FR", "JP", "BR", "IN", "CA", "AU", "ES"};
+    private static final String[] DEVICES = {"mobile", "mobile", "mobile", "desktop", "tablet", "ctv"};
+    private static final String[] CURRENCIES = {"USD", "USD", "USD", "EUR", "GBP", "JPY"};
+
+    private final GeneratorSettings settings;
+    private final SplittableRandom random;
+    private final ZipfSampler ads;
+    private final long startMillis;
+    private final double stepMillis;
+    private final long retentionMillis;
+    private final long bucketMillis;
+    private final long maxJitterMillis;
+    /** Probability that a new impression schedules copies, so that copies make up duplicateShare of all records. */
+    private final double copyProbability;
+    private final long[] timeBasedNodes = new long[8];
+    private final int[] timeBasedClockSequences = new int[8];
+
+    private final PriorityQueue<PendingCopy> pending = new PriorityQueue<>();
+    private final ArrayDeque<String> requestAdsLeft = new ArrayDeque<>();
+    private String currentRequestId;
+    private long produced;
+    private long timeBasedCounter;
+
+    public ImpressionGenerator(GeneratorSettings settings) {
+        this.settings = settings;
+        this.random = new SplittableRandom(settings.seed);
+        this.ads = new ZipfSampler(settings.adCatalog, settings.adZipfExponent);
+        this.startMillis = settings.start.toEpochMilli();
+        this.stepMillis = (double) settings.span.toMillis() / settings.count;
+        this.retentionMillis = settings.retention.toMillis();
+        this.bucketMillis = settings.bucketSize.toMillis();
+        this.maxJitterMillis = settings.maxJitter.toMillis();
+        double originals = 1 - settings.duplicateShare - settings.lateShare - settings.malformedShare - settings.futureShare;
+        this.copyProbability = Math.min(1.0, settings.duplicateShare / (originals * MEAN_COPIES));
+        for (int i = 0; i < timeBasedNodes.length; i++) {
+            timeBasedNodes[i] = (random.nextLong() & 0xFFFF_FFFF_FFFFL) | 0x0100_0000_0000L; // multicast bit: random node
+            timeBasedClockSequences[i] = random.nextInt(1 << 14);
+        }
+    }
+
+    /** Copies an impression schedules when it schedules any: 1 + Geometric(0.2), mean 1.25. */
+    private static final double MEAN_COPIES = 1.25;
+
+    @Override
+    public boolean hasNext() {
+        return produced < settings.count;
+    }
+
+    @Override
+    public GeneratedRecord next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        long seq = produced++;
+        long clock = startMillis + (long) (seq * stepMillis);
+        PendingCopy due = pending.peek();
+        if (due != null && due.eventTime <= clock) {
+            pending.poll();
+            return copy(seq, due);
+        }
+        if (!requestAdsLeft.isEmpty()) {
+            return impression(seq, currentRequestId, requestAdsLeft.poll(), stamp(clock));
+        }
+        // Of the steps not taken by copies, dead letters take their share of all records.
+        double roll = random.nextDouble() * (1 - settings.duplicateShare);
+        if ((roll -= settings.lateShare) < 0) {
+            return seq >= settings.count / 10 ? late(seq, clock) : newRequest(seq, clock);
+        }
+        if ((roll -= settings.malformedShare) < 0) {
+            return malformed(seq, clock);
+        }
+        if ((roll -= settings.futureShare) < 0) {
+            return future(seq);
+        }
+        return newRequest(seq, clock);
+    }
+
+    private long stamp(long clock) {
+        return maxJitterMillis == 0 ? clock : clock - random.nextLong(maxJitterMillis + 1);
+    }
+
+    private GeneratedRecord newRequest(long seq, long clock) {
+        currentRequestId = requestId(seq, clock);
+        int adCount = 1;
+        while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
+            adCount++;
+        }
+        String first = adId();
+        for (int i = 1; i < adCount; i++) {
+            String ad = adId();
+            if (!ad.equals(first) && !requestAdsLeft.contains(ad)) {
+                requestAdsLeft.add(ad);
+            }
+        }
+        return impression(seq, currentRequestId, first, stamp(clock));
+    }
+
+    /** A first impression of (request, ad): unique; may schedule copies of itself. */
+    private GeneratedRecord impression(long seq, String requestId, String adId, long eventTime) {
+        Payload payload = payload(requestId, adId);
+        if (random.nextDouble() < copyProbability) {
+            int copies = 1;
+            while (random.nextDouble() < 0.2) {
+                copies++;
+            }
+            for (int i = 0; i < copies; i++) {
+                boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
+                long delay = beyond ? beyondRetentionDelay() : withinRetentionDelay();
+                pending.add(new PendingCopy(eventTime + delay, seq, requestId, adId, payload, beyond));
+            }
+        }
+        return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
+    }
+
+    private GeneratedRecord copy(long seq, PendingCopy copy) {
+        RecordClass recordClass = copy.beyondRetention ? RecordClass.DUPLICATE_BEYOND_RETENTION : RecordClass.DUPLICATE_WITHIN_RETENTION;
+        long group = copy.beyondRetention ? seq : copy.originalSeq;
+        return record(seq, recordClass, null, group, copy.requestId, copy.adId, copy.eventTime, copy.payload);
+    }
+
+    /**
+     * Delay of a copy within retention: 60% seconds (exponential, mean 5 s), 25% up to 30 minutes,
+     * 10% up to a day, 5% up to a minute short of the retention.
+     */
+    private long withinRetentionDelay() {
+        double roll = random.nextDouble();
+        long delay;
+        if (roll < 0.60) {
+            delay = (long) (-Math.log(1 - random.nextDouble()) * 5_000);
+        } else if (roll < 0.85) {
+            delay = 10_000 + random.nextLong(30 * MINUTE);
+        } else if (roll < 0.95) {
+            delay = 30 * MINUTE + random.nextLong(DAY - 30 * MINUTE);
+        } else {
+            delay = DAY + random.nextLong(Math.max(1, retentionMillis - DAY - MINUTE));
+        }
+        return Math.min(delay, retentionMillis - MINUTE);
+    }
+
+    /** Beyond retention + one bucket + 6 hours: the original's bucket has expired by then. */
+    private long beyondRetentionDelay() {
+        return retentionMillis + bucketMillis + 6 * HOUR + random.nextLong(12 * HOUR);
+    }
+
+    private GeneratedRecord late(long seq, long clock) {
+        String requestId = requestId(seq, clock);
+        String adId = adId();
+        long eventTime = clock - retentionMillis - 2 * bucketMillis - random.nextLong(bucketMillis);
+        return record(seq, RecordClass.LATE, "late", -1, requestId, adId, eventTime, payload(requestId, adId));
+    }
+
+    private GeneratedRecord future(long seq) {
+        String requestId = requestId(seq, startMillis);
+        String adId = adId();
+        long eventTime = random.nextDouble() < 0.2 ? YEAR_9999 : FAR_FUTURE + random.nextLong(100 * 365 * DAY);
+        return record(seq, RecordClass.FUTURE, "future-timestamp", -1, requestId, adId, eventTime, payload(requestId, adId));
+    }
+
+    private GeneratedRecord malformed(long seq, long clock) {
+        String requestId = requestId(seq, clock);
+        String adId = adId();
+        Payload payload = payload(requestId, adId);
+        String json;
+        String reason = "malformed";
+        boolean jsonObject = true;
+        switch (random.nextInt(11)) {
+            case 0: // invalid JSON: cut short
+                json = payload.before + clock;
+                jsonObject = false;
+                break;
+            case 1:
+                json = payload.json(clock).replace("\"requestId\":\"" + requestId + "\",", "");
+                break;
+            case 2:
+                json = payload.json(clock).replace("\"adId\":\"" + adId + "\",", "");
+                break;
+            case 3:
+                json = payload.before + "\"yesterday\"" + payload.after;
+                break;
+            case 4:
+                String[] absurd = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
+                json = payload.before + absurd[random.nextInt(absurd.length)] + payload.after;
+                break;
+            case 5:
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
+            case 6:
+                byte[] garbage = new byte[50 + random.nextInt(250)];
+                random.nextBytes(garbage);
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, null, garbage, false);
+            case 7:
+                StringBuilder padding = new StringBuilder(settings.oversizedBytes);
+                while (padding.length() < settings.oversizedBytes) {
+                    padding.append("0123456789abcdef");
+                }
+                json = payload.json(clock).replace("\"currency\"", "\"padding\":\"" + padding + "\",\"currency\"");
+                reason = "oversized";
+                break;
+            case 8:
+                json = payload.json(clock).replace("\"requestId\":\"" + requestId + "\"", "\"requestId\":" + (seq + 1));
+                break;
+            case 9:
+                json = "[\"" + requestId + "\",\"" + adId + "\"," + clock + "]";
+                jsonObject = false;
+                break;
+            default:
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), null, false);
+        }
+        return record(seq, RecordClass.MALFORMED, reason, -1, requestId, adId, Long.MIN_VALUE, keyOf(requestId),
+                json.getBytes(StandardCharsets.UTF_8), jsonObject);
+    }
+
+    private GeneratedRecord record(
+            long seq, RecordClass recordClass, String reason, long group, String requestId, String adId, long eventTime, Payload payload) {
+        boolean iso = random.nextDouble() < settings.isoTimestampShare;
+        String json = iso ? payload.before + '"' + Instant.ofEpochMilli(eventTime) + '"' + payload.after : payload.json(eventTime);
+        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId),
+                json.getBytes(StandardCharsets.UTF_8), true);
+    }
+
+    private static GeneratedRecord record(
+            long seq,
+            RecordClass recordClass,
+            String reason,
+            long group,
+            String requestId,
+            String adId,
+            long eventTime,
+            byte[] key,
+            byte[] value,
+            boolean jsonObject) {
+        return new GeneratedRecord(seq, recordClass, reason, group, requestId, adId, eventTime, key, value, jsonObject);
+    }
+
+    private static byte[] keyOf(String requestId) {
+        return requestId.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** 65% random UUID v4, 30% time-based v1 (structured leading digits), 5% non-UUID; unique by construction. */
+    private String requestId(long seq, long clock) {
+        double roll = random.nextDouble();
+        if (roll < settings.nonUuidShare) {
+            return "req-" + Long.toString(seq, 36) + "-" + Integer.toString(random.nextInt(Integer.MAX_VALUE), 36);
+        }
+        if (roll < settings.nonUuidShare + settings.timeBasedUuidShare) {
+            int host = random.nextInt(timeBasedNodes.length);
+            long time = (clock + UUID_EPOCH_OFFSET_MILLIS) * 10_000 + (timeBasedCounter++ % 10_000);
+            long msb = (time << 32) | ((time >>> 16) & 0xFFFF0000L) | 0x1000L | ((time >>> 48) & 0x0FFFL);
+            long lsb = 0x8000_0000_0000_0000L | ((long) timeBasedClockSequences[host] << 48) | timeBasedNodes[host];
+            return new UUID(msb, lsb).toString();
+        }
+        long msb = (random.nextLong() & 0xFFFF_FFFF_FFFF_0FFFL) | 0x4000L;
+        long lsb = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
+        return new UUID(msb, lsb).toString();
+    }
+
+    private String adId() {
+        return "ad-" + ads.sample(random);
+    }
+
+    /** The JSON of an impression, split around its timestamp so copies can re-stamp it. */
+    private Payload payload(String requestId, String adId) {
+        int adRank = Integer.parseInt(adId, 3, adId.length(), 10);
+        StringBuilder before = new StringBuilder(320)
+                .append("{\"requestId\":\"").append(requestId)
+                .append("\",\"adId\":\"").append(adId)
+                .append("\",\"ts\":");
+        StringBuilder after = new StringBuilder(320)
+                .append(",\"campaignId\":\"cmp-").append(adRank % 400)
+                .append("\",\"placementId\":\"plc-").append(random.nextInt(2000))
+                .append("\",\"publisherId\":\"pub-").append(random.nextInt(300))
+                .append("\",\"country\":\"").append(COUNTRIES[random.nextInt(COUNTRIES.length)])
+                .append("\",\"deviceType\":\"").append(DEVICES[random.nextInt(DEVICES.length)])
+                .append("\",\"userAgent\":\"").append(USER_AGENTS[random.nextInt(USER_AGENTS.length)])
+                .append("\",\"price\":").append(random.nextInt(20)).append('.').append(1000 + random.nextInt(9000))
+                .append(",\"currency\":\"").append(CURRENCIES[random.nextInt(CURRENCIES.length)])
+                .append("\",\"bidId\":\"").append(Long.toHexString(random.nextLong()))
+                .append("\"}");
+        return new Payload(before.toString(), after.toString());
+    }
+
+    /** An impression's JSON around its timestamp value. */
+    private static final class Payload {
+        final String before;
+        final String after;
+
+        Payload(String before, String after) {
+            this.before = before;
+            this.after = after;
+        }
+
+        String json(long eventTime) {
+            return before + eventTime + after;
+        }
+    }
+
+    /** A copy waiting for its due time. */
+    private static final class PendingCopy implements Comparable<PendingCopy> {
+        final long eventTime;
+        final long originalSeq;
+        final String requestId;
+        final String adId;
+        final Payload payload;
+        final boolean beyondRetention;
+
+        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, boolean beyondRetention) {
+            this.eventTime = eventTime;
+            this.originalSeq = originalSeq;
+            this.requestId = requestId;
+            this.adId = adId;
+            this.payload = payload;
+            this.beyondRetention = beyondRetention;
+        }
+
+        @Override
+        public int compareTo(PendingCopy other) {
+            int byTime = Long.compare(eventTime, other.eventTime);
+            return byTime != 0 ? byTime : Long.compare(originalSeq, other.originalSeq);
+        }
+    }
+}
