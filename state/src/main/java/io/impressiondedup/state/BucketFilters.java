@@ -1,7 +1,5 @@
 package io.impressiondedup.state;
 
-import static org.apache.flink.util.Preconditions.checkArgument;
-
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import java.util.Arrays;
 import java.util.Objects;
@@ -102,8 +100,11 @@ public final class BucketFilters {
         return new BucketFilters(Arrays.copyOf(buckets, copies.length), copies, size);
     }
 
+    /** Per-record path: a plain check, no varargs message array. */
     private void checkIndex(int index) {
-        checkArgument(index >= 0 && index < size, "index %s out of [0, %s)", index, size);
+        if (index < 0 || index >= size) {
+            throw new IndexOutOfBoundsException("index " + index + " out of [0, " + size + ")");
+        }
     }
 
     @Override

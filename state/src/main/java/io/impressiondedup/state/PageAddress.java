@@ -1,7 +1,5 @@
 package io.impressiondedup.state;
 
-import static org.apache.flink.util.Preconditions.checkArgument;
-
 import io.impressiondedup.state.bloom.BloomGeometry;
 
 /**
@@ -26,13 +24,17 @@ public final class PageAddress {
 
     private PageAddress() {}
 
+    /** Packs an address; called per record per bucket, so the checks allocate nothing unless they fail. */
     public static long pack(long bucket, int layer, int page) {
-        checkArgument(
-                bucket >= Integer.MIN_VALUE && bucket <= Integer.MAX_VALUE,
-                "bucket id %s does not fit the 32 bits of a page address",
-                bucket);
-        checkArgument(layer >= 0 && layer <= MAX_LAYER, "layer %s out of [0, %s]", layer, MAX_LAYER);
-        checkArgument(page >= 0 && page < BloomGeometry.MAX_PAGES, "page %s out of [0, %s)", page, BloomGeometry.MAX_PAGES);
+        if (bucket < Integer.MIN_VALUE || bucket > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("bucket id " + bucket + " does not fit the 32 bits of a page address");
+        }
+        if (layer < 0 || layer > MAX_LAYER) {
+            throw new IllegalArgumentException("layer " + layer + " out of [0, " + MAX_LAYER + "]");
+        }
+        if (page < 0 || page >= BloomGeometry.MAX_PAGES) {
+            throw new IllegalArgumentException("page " + page + " out of [0, " + BloomGeometry.MAX_PAGES + ")");
+        }
         return (bucket << 32) | ((long) layer << 24) | page;
     }
 

@@ -29,8 +29,10 @@ import java.util.UUID;
  * bucket boundaries and the ground truth could not be exact.
  *
  * <p><b>Dead letters.</b> Late records are stamped retention + two buckets (or more) behind the clock
- * and only appear once a tenth of the stream is out, so that the job's watermark is surely past the
- * point where they can be deduplicated. Far-future records are dated in the 23rd century or 9999, so
+ * and only appear in the second half of the stream. The job judges lateness by its watermark, which
+ * only exists once every source reader has emitted one: in a replay at full speed the first seconds
+ * of records are processed before that, and a late record there would pass as new (safely: nothing
+ * has expired yet to miss a copy in). Half the stream later the watermark is surely established. Far-future records are dated in the 23rd century or 9999, so
  * they stay future whenever the data is replayed. Malformed ones cover invalid JSON, missing or
  * mistyped fields, absurd timestamps, empty and null values, binary garbage, and oversized values.
  */
@@ -114,19 +116,20 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             pending.poll();
             return copy(seq, due);
         }
-        if (!requestAdsLeft.isEmpty()) {
-            return impression(seq, currentRequestId, requestAdsLeft.poll(), stamp(clock));
-        }
-        // Of the steps not taken by copies, dead letters take their share of all records.
+        // Of the steps not taken by copies, dead letters take their share of all records; a request's
+        // next ad waits a step for them, so the shares hold whatever the ads per request.
         double roll = random.nextDouble() * (1 - settings.duplicateShare);
         if ((roll -= settings.lateShare) < 0) {
-            return seq >= settings.count / 10 ? late(seq, clock) : newRequest(seq, clock);
-        }
-        if ((roll -= settings.malformedShare) < 0) {
+            if (seq >= settings.count / 2) {
+                return late(seq, clock);
+            }
+        } else if ((roll -= settings.malformedShare) < 0) {
             return malformed(seq, clock);
-        }
-        if ((roll -= settings.futureShare) < 0) {
+        } else if ((roll -= settings.futureShare) < 0) {
             return future(seq);
+        }
+        if (!requestAdsLeft.isEmpty()) {
+            return impression(seq, currentRequestId, requestAdsLeft.poll(), stamp(clock));
         }
         return newRequest(seq, clock);
     }
@@ -268,9 +271,10 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private GeneratedRecord record(
             long seq, RecordClass recordClass, String reason, long group, String requestId, String adId, long eventTime, Payload payload) {
         boolean iso = random.nextDouble() < settings.isoTimestampShare;
-        String json = iso ? payload.before + '"' + Instant.ofEpochMilli(eventTime) + '"' + payload.after : payload.json(eventTime);
-        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId),
-                json.getBytes(StandardCharsets.UTF_8), true);
+        byte[] json = iso
+                ? (payload.before + '"' + Instant.ofEpochMilli(eventTime) + '"' + payload.after).getBytes(StandardCharsets.UTF_8)
+                : payload.jsonBytes(eventTime);
+        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId), json, true);
     }
 
     private static GeneratedRecord record(
@@ -334,18 +338,31 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         return new Payload(before.toString(), after.toString());
     }
 
-    /** An impression's JSON around its timestamp value. */
+    /** An impression's JSON around its timestamp value, as UTF-8 (ASCII) bytes. */
     private static final class Payload {
         final String before;
         final String after;
+        private final byte[] beforeBytes;
+        private final byte[] afterBytes;
 
         Payload(String before, String after) {
             this.before = before;
             this.after = after;
+            this.beforeBytes = before.getBytes(StandardCharsets.UTF_8);
+            this.afterBytes = after.getBytes(StandardCharsets.UTF_8);
         }
 
         String json(long eventTime) {
             return before + eventTime + after;
+        }
+
+        /** The JSON with {@code eventTime} as epoch millis, built in one array. */
+        byte[] jsonBytes(long eventTime) {
+            byte[] json = new byte[beforeBytes.length + Digits.length(eventTime) + afterBytes.length];
+            System.arraycopy(beforeBytes, 0, json, 0, beforeBytes.length);
+            int pos = Digits.write(eventTime, json, beforeBytes.length);
+            System.arraycopy(afterBytes, 0, json, pos, afterBytes.length);
+            return json;
         }
     }
 

@@ -60,6 +60,10 @@ final class DedupMetrics {
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) () -> estimatedFpp);
     }
 
+    int liveBuckets() {
+        return liveBuckets;
+    }
+
     /** Recomputes the gauges from the shards' directories; call on the task thread. */
     void updateGauges(Collection<BucketFilters> directories) {
         int buckets = 0;

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -28,6 +29,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -65,6 +67,14 @@ import org.slf4j.LoggerFactory;
  * RocksDB read and write per record. A copy is written, never the cached object, so that the heap
  * backend's asynchronous snapshot never sees an object the task thread is changing.
  *
+ * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}) against the higher of Flink's
+ * watermark and the watermark this operator had reached at its last checkpoint, kept in operator
+ * state: after a restore Flink's watermark starts from nothing while the buckets expired before the
+ * failure stay gone, and a record whose copy was in one of them must not pass as new. (Before the
+ * first watermark of a fresh start nothing is late, and nothing can be missed: no bucket has been
+ * dropped yet.) Lateness is deliberately not judged from the newest event time seen: records are
+ * shuffled from all partitions, and one partition may trail another by a day in a replay.
+ *
  * <p><b>Time.</b> Expiry is by event time only (timers at bucket end + retention, one per shard and
  * bucket, namespaced by bucket id); replays expire buckets as the original run did. A processing-time
  * TTL ({@link DedupSettings#stateTtl()}) bounds state if event time ever stops moving.
@@ -89,9 +99,15 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** Dropped duplicates, for audit; only emitted if {@link DedupSettings#emitDuplicates()}. */
     public static final OutputTag<Impression> DUPLICATES = new OutputTag<>("duplicate-impressions", Impression.TYPE_INFO);
 
+    /** Job accumulators (live in the REST API, final in the job result) for the job-level account. */
+    public static final String ACCUMULATOR_UNIQUE = "unique";
+    public static final String ACCUMULATOR_DUPLICATES = "duplicates";
+    public static final String ACCUMULATOR_LATE = "late";
+
     static final String DIRECTORY_STATE = "bucket-filters";
     static final String PAGES_STATE = "bloom-pages";
     static final String SHARDS_STATE = "shard-count";
+    static final String WATERMARK_STATE = "lateness-watermark";
     static final String EXPIRY_TIMERS = "bucket-expiry";
 
     private final DedupSettings settings;
@@ -102,9 +118,15 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient MapStateBloomPages pages;
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
+    private transient ListState<Long> watermarkState;
+    private transient long restoredWatermark;
     private transient Map<Integer, BucketFilters> directories;
     private transient Set<Integer> dirtyShards;
+    private transient Set<Long> bucketsWarnedAbout;
     private transient DedupMetrics metrics;
+    private transient LongCounter uniqueTotal;
+    private transient LongCounter duplicatesTotal;
+    private transient LongCounter lateTotal;
 
     // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
     private transient FingerprintScheme hashedScheme;
@@ -138,6 +160,24 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             }
         }
         shardCountState.update(java.util.List.of(plan.shards()));
+
+        watermarkState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
+        restoredWatermark = Long.MIN_VALUE;
+        for (Long watermark : watermarkState.get()) {
+            restoredWatermark = Math.max(restoredWatermark, watermark);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        watermarkState.update(java.util.List.of(latenessWatermark()));
+    }
+
+    /** The watermark lateness is judged against (see the class comment). */
+    private long latenessWatermark() {
+        return Math.max(expiryTimers.currentWatermark(), restoredWatermark);
     }
 
     /** Descriptor of the per-shard bucket directory (with the safety TTL, if any). */
@@ -169,8 +209,15 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         super.open();
         expiryTimers = getInternalTimerService(EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
         metrics = new DedupMetrics(getMetricGroup());
+        uniqueTotal = new LongCounter();
+        duplicatesTotal = new LongCounter();
+        lateTotal = new LongCounter();
+        getRuntimeContext().addAccumulator(ACCUMULATOR_UNIQUE, uniqueTotal);
+        getRuntimeContext().addAccumulator(ACCUMULATOR_DUPLICATES, duplicatesTotal);
+        getRuntimeContext().addAccumulator(ACCUMULATOR_LATE, lateTotal);
         directories = new HashMap<>();
         dirtyShards = new HashSet<>();
+        bucketsWarnedAbout = new HashSet<>();
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
@@ -191,9 +238,10 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         Impression impression = element.getValue();
         metrics.recordsIn.inc();
         long eventTime = impression.eventTime();
-        long watermark = expiryTimers.currentWatermark();
+        long watermark = latenessWatermark();
         if (buckets.isLate(eventTime, watermark)) {
             metrics.late.inc();
+            lateTotal.add(1L);
             output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
             return;
         }
@@ -214,6 +262,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             pages.select(bucket);
             if (filter.mightContain(h1, h2, pages)) {
                 metrics.duplicates.inc();
+                duplicatesTotal.add(1L);
                 if (settings.emitDuplicates()) {
                     output.collect(DUPLICATES, element);
                 }
@@ -235,6 +284,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         dirtyShards.add(shardKey);
         metrics.unique.inc();
+        uniqueTotal.add(1L);
         output.collect(element);
     }
 
@@ -257,20 +307,22 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         return directory;
     }
 
+    /** Counts every added layer; warns once per bucket (per subtask), at the first shard that overflows. */
     private void onGrowth(Integer shardKey, long bucket, ScalableBloomFilter filter) {
         metrics.filterExpansions.inc();
-        if (filter.layerCount() == 2) {
+        if (bucketsWarnedAbout.add(bucket)) {
             LOG.warn(
                     "Bucket {} of shard key {} reached its planned capacity of {} unique impressions; added a layer"
                             + " for {} more at FPP {}. Traffic is over plan: the FPP stays within budget, but"
-                            + " state grows. Raise the planned capacity if this is the new normal.",
+                            + " state grows. Other shards of this bucket will follow quietly (metric filter-expansions);"
+                            + " raise the planned capacity if this is the new normal.",
                     Instant.ofEpochMilli(buckets.startOf(bucket)),
                     shardKey,
                     filter.initialCapacity(),
-                    filter.layers().get(1).capacity(),
-                    filter.layers().get(1).fpp());
+                    filter.layers().get(filter.layerCount() - 1).capacity(),
+                    filter.layers().get(filter.layerCount() - 1).fpp());
         } else {
-            LOG.info("Bucket {} of shard key {} grew to {} layers ({} impressions)",
+            LOG.debug("Bucket {} of shard key {} grew to {} layers ({} impressions)",
                     Instant.ofEpochMilli(buckets.startOf(bucket)), shardKey, filter.layerCount(), filter.inserted());
         }
     }
@@ -315,6 +367,16 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         super.prepareSnapshotPreBarrier(checkpointId);
         flushDirectories();
         metrics.updateGauges(directories.values());
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        LOG.info("Checkpoint {}, dedup subtask {}: records-in {} = unique {} + duplicates {} + late {}; {} live shard-buckets,"
+                        + " {} filter expansions",
+                checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.recordsIn.getCount(),
+                metrics.unique.getCount(), metrics.duplicates.getCount(), metrics.late.getCount(),
+                metrics.liveBuckets(), metrics.filterExpansions.getCount());
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.impressiondedup.state.bloom;
 
-import static org.apache.flink.util.Preconditions.checkArgument;
-
 /**
  * A fixed-size blocked Bloom bitset on the heap, addressed as pages that are allocated on first
  * write. It is one layer of a {@link ScalableBloomFilter} held in memory, and the structure the
@@ -42,22 +40,29 @@ public final class BlockedBloomBitset implements BloomPageStore {
         return geometry.mightContain(this, 0, h1, h2);
     }
 
+    // The checks below are plain ifs, not checkArgument: this is the per-insert path, and a varargs
+    // message array with boxed ints would allocate on every call.
+
     @Override
     public long[] readPage(int layer, int page) {
-        checkLayer(layer);
+        if (layer != 0) {
+            throw wrongLayer(layer);
+        }
         return pages[page];
     }
 
     @Override
     public void writePage(int layer, int page, long[] words) {
-        checkLayer(layer);
-        checkArgument(
-                words.length == geometry.wordsInPage(page),
-                "page %s must have %s words, but has %s",
-                page,
-                geometry.wordsInPage(page),
-                words.length);
-        pages[page] = words;
+        if (layer != 0) {
+            throw wrongLayer(layer);
+        }
+        if (pages[page] != words) {
+            if (words.length != geometry.wordsInPage(page)) {
+                throw new IllegalArgumentException(
+                        "page " + page + " must have " + geometry.wordsInPage(page) + " words, but has " + words.length);
+            }
+            pages[page] = words;
+        }
     }
 
     /** Pages that have been written; the others take no memory. */
@@ -84,7 +89,7 @@ public final class BlockedBloomBitset implements BloomPageStore {
         return count;
     }
 
-    private static void checkLayer(int layer) {
-        checkArgument(layer == 0, "a BlockedBloomBitset has one layer, 0, but layer %s was asked for", layer);
+    private static IllegalArgumentException wrongLayer(int layer) {
+        return new IllegalArgumentException("a BlockedBloomBitset has one layer, 0, but layer " + layer + " was asked for");
     }
 }

@@ -29,7 +29,9 @@ import java.util.Objects;
  * <p><b>Binary format:</b> {@code keyBits} and {@code seed} are stored with every filter, and the
  * formulas below decide which bits are set. Never change them without a new filter format version.
  */
-public final class FingerprintScheme {
+public final class FingerprintScheme implements java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     public static final int DEFAULT_KEY_BITS = 64;
     public static final int MIN_KEY_BITS = 32;

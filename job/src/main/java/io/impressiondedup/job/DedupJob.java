@@ -1,0 +1,127 @@
+package io.impressiondedup.job;
+
+import io.impressiondedup.job.io.ImpressionWatermarks;
+import io.impressiondedup.job.io.KafkaChecks;
+import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.operators.dedup.ShardKeySelector;
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.operators.model.ParsedRecord;
+import io.impressiondedup.state.cli.CommandLine;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka-to-Kafka impression dedup job.
+ *
+ * <pre>
+ *   Kafka input --parse--> route --keyBy(shard)--> dedup --> Kafka output
+ *                             \                       \--late--> Kafka dead letters
+ *                              \--malformed, oversized, future --/
+ * </pre>
+ *
+ * {@link #main} parses the options, checks them against the brokers, and runs {@link #defineWorkflow}
+ * with Kafka; the local run and the tests call the same {@link #defineWorkflow} with the same Kafka
+ * connectors (or their own around them), so they exercise the production topology.
+ */
+public final class DedupJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DedupJob.class);
+
+    private DedupJob() {}
+
+    public static void main(String[] args) throws Exception {
+        CommandLine commandLine = DedupJobOptions.OPTIONS.parse(args);
+        if (commandLine.helpRequested()) {
+            System.out.print(DedupJobOptions.OPTIONS.help());
+            return;
+        }
+        DedupJobConfig config = DedupJobConfig.from(commandLine);
+        LOG.info("Impression dedup starting with\n{}", DedupJobOptions.OPTIONS.describe(commandLine));
+        JobExecutionResult result = runJob(config);
+        if (config.bounded()) {
+            String summary = Accounting.summary(result.getAllAccumulatorResults());
+            LOG.info("Finished: {}", summary);
+            System.out.println("Finished: " + summary);
+        }
+    }
+
+    /** Checks the options against the brokers, then runs the job on Kafka until it ends (bounded) or is stopped. */
+    public static JobExecutionResult runJob(DedupJobConfig config) throws Exception {
+        KafkaChecks.checkTransactionTimeout(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        config.parallelism().ifPresent(env::setParallelism);
+        defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config));
+        return env.execute(jobName(config));
+    }
+
+    public static String jobName(DedupJobConfig config) {
+        return "Impression dedup: " + config.inputTopic() + " -> " + config.outputTopic();
+    }
+
+    /**
+     * The job's Flink settings: state backend (RocksDB with incremental checkpoints by default),
+     * checkpointing, and generic types disabled, so that no record ever silently falls back to Kryo.
+     */
+    public static Configuration flinkConfiguration(DedupJobConfig config) {
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, config.stateBackend());
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.stateBackend().equals("rocksdb"));
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
+        config.checkpointDir().ifPresent(dir -> conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir));
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism());
+        return conf;
+    }
+
+    /** Parsed records from the Kafka input topic, with event time and per-partition watermarks. */
+    public static ImpressionSource kafkaSource(DedupJobConfig config) {
+        return env -> env.fromSource(KafkaConnectors.source(config),
+                        ImpressionWatermarks.strategy(config.maxOutOfOrderness(), config.idleness()),
+                        KafkaConnectors.SOURCE_NAME, ParsedRecord.TYPE_INFO)
+                .uid(KafkaConnectors.SOURCE_UID);
+    }
+
+    /** The output, dead-letter and (if configured) duplicates topics, with the configured delivery guarantee. */
+    public static DedupSinks kafkaSinks(DedupJobConfig config) {
+        return (unique, deadLetters, duplicates) -> {
+            unique.sinkTo(KafkaConnectors.outputSink(config)).uid(KafkaConnectors.OUTPUT_SINK_UID).name("Kafka output");
+            deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID).name("Kafka dead letters");
+            if (duplicates != null) {
+                duplicates.sinkTo(KafkaConnectors.duplicatesSink(config, config.duplicatesTopic().orElseThrow()))
+                        .uid(KafkaConnectors.DUPLICATES_SINK_UID).name("Kafka duplicates (audit)");
+            }
+        };
+    }
+
+    /** The dedup topology between a source of parsed records and the sinks; every stateful operator has a stable uid. */
+    public static void defineWorkflow(StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupSinks sinks) {
+        env.setMaxParallelism(config.maxParallelism());
+        SingleOutputStreamOperator<Impression> impressions = source.create(env)
+                .process(new RouteParsedRecords(), Impression.TYPE_INFO)
+                .uid(RouteParsedRecords.UID)
+                .name(RouteParsedRecords.NAME);
+        ShardKeySelector shardKeys = new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism());
+        SingleOutputStreamOperator<Impression> unique = impressions
+                .keyBy(shardKeys, Types.INT)
+                .transform(DedupOperator.NAME, Impression.TYPE_INFO, new DedupOperator(config.dedupSettings()))
+                .uid(DedupOperator.UID)
+                .name(DedupOperator.NAME);
+        DataStream<DeadLetter> deadLetters =
+                impressions.getSideOutput(RouteParsedRecords.DEAD_LETTERS).union(unique.getSideOutput(DedupOperator.LATE));
+        DataStream<Impression> duplicates = config.duplicatesTopic().isPresent() ? unique.getSideOutput(DedupOperator.DUPLICATES) : null;
+        sinks.attach(unique, deadLetters, duplicates);
+    }
+}

@@ -1,0 +1,145 @@
+package io.impressiondedup.job;
+
+import io.impressiondedup.state.cli.CommandLineOptions;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.plan.PlanCommand;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * Every option of the dedup job, in one place, as typed {@code ConfigOption}s with a description and
+ * default; given on the command line as {@code --name value} (or in a {@code --config} properties
+ * file), listed by {@code --help}.
+ */
+public final class DedupJobOptions {
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
+            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics.");
+    public static final ConfigOption<String> INPUT_TOPIC = ConfigOptions.key("input-topic").stringType().noDefaultValue()
+            .withDescription("Topic of JSON impressions to deduplicate.");
+    public static final ConfigOption<String> OUTPUT_TOPIC = ConfigOptions.key("output-topic").stringType().noDefaultValue()
+            .withDescription("Topic the first impression of each (request, ad) is written to, bytes unchanged.");
+    public static final ConfigOption<String> DLQ_TOPIC = ConfigOptions.key("dlq-topic").stringType().noDefaultValue()
+            .withDescription("Dead-letter topic: malformed, oversized, late and far-future records, with a dedup.reason header.");
+    public static final ConfigOption<String> DUPLICATES_TOPIC = ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
+            .withDescription("Optional audit topic for the dropped duplicates (off unless given).");
+    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("group-id").stringType().defaultValue("impression-dedup")
+            .withDescription("Kafka consumer group id (offsets are committed on checkpoints, for monitoring lag).");
+    public static final ConfigOption<String> STARTING_OFFSETS = ConfigOptions.key("starting-offsets").stringType().defaultValue("committed")
+            .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest.");
+    public static final ConfigOption<Boolean> BOUNDED = ConfigOptions.key("bounded").booleanType().defaultValue(false)
+            .withDescription("Read up to the end offsets present at start, then finish: for backfills and tests.");
+
+    public static final ConfigOption<Double> FPP = ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
+            .withDescription("End-to-end false-positive rate: the share of unique impressions wrongly dropped.");
+    public static final ConfigOption<Long> CAPACITY = ConfigOptions.key("capacity").longType().noDefaultValue()
+            .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
+                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command.");
+    public static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
+            .withDescription("Event-time bucket size; divides a day or is whole days.");
+    public static final ConfigOption<Duration> RETENTION = ConfigOptions.key("retention").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_RETENTION)
+            .withDescription("How long after its event time an impression is remembered.");
+    public static final ConfigOption<String> ZONE = ConfigOptions.key("zone").stringType().defaultValue("UTC")
+            .withDescription("Time zone whose midnight bucket boundaries align to.");
+    public static final ConfigOption<Integer> KEY_BITS = ConfigOptions.key("key-bits").intType()
+            .defaultValue(FingerprintScheme.DEFAULT_KEY_BITS)
+            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128.");
+    public static final ConfigOption<Integer> MAX_PARALLELISM = ConfigOptions.key("max-parallelism").intType().defaultValue(128)
+            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state.");
+    public static final ConfigOption<Integer> SHARDS = ConfigOptions.key("shards").intType().noDefaultValue()
+            .withDescription("Shards of the request-id hash; default: max parallelism, so each key group owns one shard."
+                    + " Fixed for the life of the state.");
+    public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
+            .withDescription("Job parallelism (default: the cluster's).");
+    public static final ConfigOption<Integer> PAGE_BYTES = ConfigOptions.key("page-bytes").intType()
+            .defaultValue(DedupPlan.DEFAULT_PAGE_BYTES)
+            .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets.");
+    public static final ConfigOption<Duration> STATE_TTL = ConfigOptions.key("state-ttl").durationType().noDefaultValue()
+            .withDescription("Processing-time safety TTL on dedup state, for a watermark that stops; 0 disables."
+                    + " Default: retention + bucket size + 7 days.");
+
+    public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = ConfigOptions.key("max-out-of-orderness").durationType()
+            .defaultValue(Duration.ofMinutes(5))
+            .withDescription("Watermark delay behind the highest event time seen.");
+    public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
+            .withDescription("A partition without records for this long stops holding the watermark back.");
+    public static final ConfigOption<Duration> MAX_FUTURE_SKEW = ConfigOptions.key("max-future-skew").durationType()
+            .defaultValue(Duration.ofHours(1))
+            .withDescription("Records dated further than this ahead of processing time are dead-lettered and do not move"
+                    + " the watermark.");
+    public static final ConfigOption<Integer> MAX_RECORD_BYTES = ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
+            .withDescription("Larger records (key + value) are dead-lettered as oversized.");
+    public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
+            .withDescription("JSON field holding the request id (a string).");
+    public static final ConfigOption<String> AD_ID_FIELD = ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
+            .withDescription("JSON field holding the ad id (a string or an integer).");
+    public static final ConfigOption<String> TIMESTAMP_FIELD = ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
+            .withDescription("JSON field holding the event time: epoch milliseconds or an ISO-8601 string.");
+
+    public static final ConfigOption<String> STATE_BACKEND = ConfigOptions.key("state-backend").stringType().defaultValue("rocksdb")
+            .withDescription("rocksdb (incremental checkpoints; state larger than memory) or hashmap (state on the heap).");
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("checkpoint-interval").durationType()
+            .defaultValue(Duration.ofSeconds(30))
+            .withDescription("Checkpoint interval; output becomes visible to read_committed consumers at each checkpoint.");
+    public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("checkpoint-dir").stringType().noDefaultValue()
+            .withDescription("Checkpoint directory URI (file://, s3://, ...); default: the cluster's execution.checkpointing.dir.");
+    public static final ConfigOption<String> DELIVERY = ConfigOptions.key("delivery").stringType().defaultValue("exactly-once")
+            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once.");
+    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = ConfigOptions.key("transactional-id-prefix").stringType()
+            .defaultValue("impression-dedup")
+            .withDescription("Prefix of the sinks' Kafka transactional ids; unique per job on a Kafka cluster.");
+    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = ConfigOptions.key("transaction-timeout").durationType()
+            .defaultValue(Duration.ofMinutes(15))
+            .withDescription("Kafka transaction timeout of the exactly-once sinks: above the checkpoint interval, at most"
+                    + " the brokers' transaction.max.timeout.ms (15 min by default).");
+
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final List<String> STATE_BACKENDS = List.of("rocksdb", "hashmap");
+    public static final List<String> DELIVERIES = List.of("exactly-once", "at-least-once");
+    public static final List<String> STARTING_OFFSET_MODES = List.of("committed", "earliest", "latest");
+
+    static final CommandLineOptions OPTIONS = new CommandLineOptions("dedup-job",
+                    "Deduplicates JSON ad impressions from a Kafka topic into another, exactly once, with time-bucketed Bloom"
+                            + " filters in Flink keyed state.")
+            .add(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC, GROUP_ID, STARTING_OFFSETS, BOUNDED,
+                    FPP, CAPACITY, BUCKET_SIZE, RETENTION, ZONE, KEY_BITS, MAX_PARALLELISM, SHARDS, PARALLELISM, PAGE_BYTES,
+                    STATE_TTL, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW, MAX_RECORD_BYTES, REQUEST_ID_FIELD, AD_ID_FIELD,
+                    TIMESTAMP_FIELD, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX,
+                    TRANSACTION_TIMEOUT)
+            .require(STARTING_OFFSETS, STARTING_OFFSET_MODES::contains, "one of " + STARTING_OFFSET_MODES)
+            .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001")
+            .require(CAPACITY, c -> c > 0, "a positive number of impressions per bucket")
+            .require(BUCKET_SIZE, PlanCommand::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d")
+            .require(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d")
+            .require(ZONE, z -> ZoneId.of(z) != null, "a time zone id such as UTC or Europe/Paris")
+            .require(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]")
+            .require(MAX_PARALLELISM, p -> p >= 1 && p <= 32768, "an integer in [1, 32768]")
+            .require(SHARDS, s -> s >= 1, "a positive number of shards")
+            .require(PARALLELISM, p -> p >= 1, "a positive parallelism")
+            .require(PAGE_BYTES, b -> b >= 64 && b <= 65536 && Integer.bitCount(b) == 1, "a power of two in [64, 65536]")
+            .require(STATE_TTL, d -> !d.isNegative(), "a duration, or 0 to disable")
+            .require(MAX_OUT_OF_ORDERNESS, d -> !d.isNegative(), "a non-negative duration, e.g. 5min")
+            .require(IDLENESS, d -> d.toMillis() > 0, "a positive duration, e.g. 1min")
+            .require(MAX_FUTURE_SKEW, d -> !d.isNegative(), "a non-negative duration, e.g. 1h")
+            .require(MAX_RECORD_BYTES, b -> b > 0, "a positive number of bytes")
+            .require(REQUEST_ID_FIELD, f -> !f.isBlank(), "a JSON field name")
+            .require(AD_ID_FIELD, f -> !f.isBlank(), "a JSON field name")
+            .require(TIMESTAMP_FIELD, f -> !f.isBlank(), "a JSON field name")
+            .require(STATE_BACKEND, STATE_BACKENDS::contains, "one of " + STATE_BACKENDS)
+            .require(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s")
+            .require(DELIVERY, DELIVERIES::contains, "one of " + DELIVERIES)
+            .require(TRANSACTIONAL_ID_PREFIX, p -> !p.isBlank(), "a non-blank prefix")
+            .require(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration")
+            .addPassThrough(KAFKA_PREFIX, "Passed to every Kafka client of the job (security.protocol, sasl.*, ssl.*, ...);"
+                    + " never logged in clear.");
+
+    private DedupJobOptions() {}
+}

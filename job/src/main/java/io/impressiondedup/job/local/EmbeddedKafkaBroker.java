@@ -1,0 +1,162 @@
+package io.impressiondedup.job.local;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real single-node Kafka broker (KRaft, broker and controller in one), running inside this JVM,
+ * from the Maven Central artifacts: for the local run and the tests. Listens on loopback only, on
+ * free ports, stores its log in a fresh temporary directory, and removes it on {@link #close()}.
+ *
+ * <p>Configured so that transactions work on one node (replication factor and min ISR of the
+ * transaction log 1) and so that Flink's exactly-once sink can use transaction timeouts up to 2 hours.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+    private final Path logDir;
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+
+    private EmbeddedKafkaBroker(Path logDir, KafkaRaftServer server, String bootstrapServers) {
+        this.logDir = logDir;
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /** Starts a broker; retries with other ports if one was taken between choosing and binding it. */
+    public static EmbeddedKafkaBroker start() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce();
+            } catch (Exception e) {
+                if (attempt == 5 || !isBindFailure(e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static EmbeddedKafkaBroker startOnce() throws Exception {
+        int port = freePort();
+        int controllerPort = freePort();
+        while (controllerPort == port) {
+            controllerPort = freePort();
+        }
+        Path logDir = Files.createTempDirectory("impression-dedup-kafka-");
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", logDir.toString());
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "1");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.num.partitions", "1");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("num.partitions", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        p.put("transaction.max.timeout.ms", "7200000");
+        p.put("log.cleaner.dedupe.buffer.size", "2097152");
+        p.put("message.max.bytes", Integer.toString(4 * 1024 * 1024));
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "2");
+        p.put("background.threads", "2");
+        KafkaConfig config = new KafkaConfig(p, false);
+
+        new Formatter()
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .setNodeId(1)
+                .setClusterId(Uuid.randomUuid().toString())
+                .setControllerListenerName("CONTROLLER")
+                .setMetadataLogDirectory(logDir.toString())
+                .setDirectories(List.of(logDir.toString()))
+                .setReleaseVersion(MetadataVersion.latestProduction())
+                .run();
+
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        try {
+            server.startup();
+        } catch (Exception e) {
+            try {
+                server.shutdown();
+                server.awaitShutdown();
+            } catch (Exception ignored) {
+                // already failing
+            }
+            Utils.delete(logDir.toFile());
+            throw e;
+        }
+        return new EmbeddedKafkaBroker(logDir, server, "127.0.0.1:" + port);
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** Creates topics with the given partition counts (replication factor 1). */
+    public void createTopics(Map<String, Integer> partitionsByTopic) throws Exception {
+        try (Admin admin = admin()) {
+            List<NewTopic> topics = partitionsByTopic.entrySet().stream()
+                    .map(e -> new NewTopic(e.getKey(), e.getValue(), (short) 1)
+                            .configs(Map.of("max.message.bytes", Integer.toString(4 * 1024 * 1024))))
+                    .toList();
+            admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    public Admin admin() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return Admin.create(properties);
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.shutdown();
+        server.awaitShutdown();
+        Utils.delete(logDir.toFile());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static boolean isBindFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (String.valueOf(t.getMessage()).contains("failed to bind") || t instanceof java.net.BindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,333 @@
+package io.impressiondedup.job.local;
+
+import io.impressiondedup.job.Accounting;
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.DedupJobConfig;
+import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.state.cli.CommandLine;
+import io.impressiondedup.state.cli.CommandLineOptions;
+import io.impressiondedup.state.cli.InvalidCommandLineException;
+import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.testdata.Generation;
+import io.impressiondedup.testdata.GroundTruth;
+import io.impressiondedup.testdata.GroundTruthWriter;
+import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.ObservedRecords;
+import io.impressiondedup.testdata.TestDataHeaders;
+import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.VerificationReport;
+import io.impressiondedup.testdata.Verifier;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * One command from a fresh clone to the whole pipeline on this machine: a real Kafka broker (KRaft,
+ * in this JVM), generated impressions with their ground truth, the dedup job on a local Flink
+ * MiniCluster with RocksDB and the web UI, and a report checked against the ground truth. Everything
+ * runs in this process and is shut down before it exits.
+ */
+public final class LocalRun {
+
+    static final ConfigOption<Long> COUNT = ConfigOptions.key("count").longType().defaultValue(1_000_000L)
+            .withDescription("Impressions to generate (with duplicates, late, malformed and far-future records).");
+    static final ConfigOption<Double> DUPLICATE_SHARE = ConfigOptions.key("duplicate-share").doubleType().defaultValue(0.20)
+            .withDescription("Share of generated records that are copies of earlier impressions.");
+    static final ConfigOption<Double> FPP = ConfigOptions.key("fpp").doubleType().defaultValue(0.001)
+            .withDescription("The job's end-to-end false-positive rate.");
+    static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().defaultValue(2)
+            .withDescription("Job parallelism.");
+    static final ConfigOption<Integer> PARTITIONS = ConfigOptions.key("partitions").intType().defaultValue(4)
+            .withDescription("Partitions of the input topic.");
+    static final ConfigOption<String> STATE_BACKEND = ConfigOptions.key("state-backend").stringType().defaultValue("rocksdb")
+            .withDescription("rocksdb or hashmap.");
+    static final ConfigOption<Integer> WEB_PORT = ConfigOptions.key("web-port").intType().defaultValue(8081)
+            .withDescription("Port of the Flink web UI (the next free one if taken).");
+    static final ConfigOption<String> WORK_DIR = ConfigOptions.key("work-dir").stringType().defaultValue("local-run")
+            .withDescription("Where the ground truth, checkpoints, report and full log go.");
+    static final ConfigOption<Long> SEED = ConfigOptions.key("seed").longType().defaultValue(1L)
+            .withDescription("Generator seed.");
+
+    static final CommandLineOptions OPTIONS = new CommandLineOptions("local-run",
+                    "Runs the dedup job end to end on this machine: Kafka broker, generated impressions, Flink MiniCluster"
+                            + " with the web UI, and a report checked against the ground truth.")
+            .add(COUNT, DUPLICATE_SHARE, FPP, PARALLELISM, PARTITIONS, STATE_BACKEND, WEB_PORT, WORK_DIR, SEED)
+            .require(COUNT, c -> c >= 1000, "at least 1000 records")
+            .require(DUPLICATE_SHARE, s -> s >= 0 && s <= 0.8, "a share in [0, 0.8]")
+            .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5)")
+            .require(PARALLELISM, p -> p >= 1 && p <= 16, "an integer in [1, 16]")
+            .require(PARTITIONS, p -> p >= 1, "a positive number of partitions")
+            .require(STATE_BACKEND, b -> b.equals("rocksdb") || b.equals("hashmap"), "rocksdb or hashmap");
+
+    static final String INPUT_TOPIC = "impressions";
+    static final String OUTPUT_TOPIC = "impressions-deduplicated";
+    static final String DLQ_TOPIC = "impressions-dead-letters";
+    static final Duration SPAN = Duration.ofDays(4);
+
+    private final PrintStream out;
+
+    private LocalRun(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        int exit;
+        try {
+            CommandLine commandLine = OPTIONS.parse(args);
+            if (commandLine.helpRequested()) {
+                System.out.print(OPTIONS.help());
+                return;
+            }
+            Path workDir = Path.of(commandLine.get(WORK_DIR)).toAbsolutePath();
+            Files.createDirectories(workDir);
+            System.setProperty("impression.dedup.log.file", workDir.resolve("local-run.log").toString());
+            ((org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false)).reconfigure();
+            exit = new LocalRun(System.out).run(commandLine, workDir);
+        } catch (InvalidCommandLineException e) {
+            System.err.println("local-run: " + e.getMessage());
+            exit = 2;
+        } catch (Exception e) {
+            System.err.println("local-run failed: " + e);
+            e.printStackTrace();
+            exit = 3;
+        }
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    int run(CommandLine cl, Path workDir) throws Exception {
+        long count = cl.get(COUNT);
+        double fpp = cl.get(FPP);
+        int parallelism = cl.get(PARALLELISM);
+        long started = System.nanoTime();
+        step("Local run: %,d impressions, parallelism %d, %s state, FPP %s; work dir %s", count, parallelism,
+                cl.get(STATE_BACKEND), fpp, workDir);
+
+        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
+            step("Kafka %s (KRaft, in this JVM) is up", kafka.bootstrapServers());
+            kafka.createTopics(Map.of(INPUT_TOPIC, cl.get(PARTITIONS), OUTPUT_TOPIC, cl.get(PARTITIONS), DLQ_TOPIC, 1));
+
+            Path truthFile = workDir.resolve("truth.csv");
+            GeneratorSettings settings = GeneratorSettings.builder()
+                    .count(count).seed(cl.get(SEED)).duplicateShare(cl.get(DUPLICATE_SHARE)).span(SPAN).build();
+            step("Generating %,d impressions into topic %s (ground truth: %s)", count, INPUT_TOPIC, truthFile);
+            long generationStart = System.nanoTime();
+            Map<?, Long> classes;
+            try (KafkaTopicDestination destination = new KafkaTopicDestination(kafka.bootstrapServers(), INPUT_TOPIC, Map.of());
+                    GroundTruthWriter truth = new GroundTruthWriter(truthFile)) {
+                classes = Generation.run(new ImpressionGenerator(settings), count, destination, truth, 0, out);
+            }
+            double generationSeconds = seconds(generationStart);
+
+            // Planned as a user would: the expected unique impressions per day, with 50% headroom.
+            long uniquePerDay = (long) Math.ceil(1.5 * count * (1 - cl.get(DUPLICATE_SHARE)) / SPAN.toDays());
+            DedupJobConfig config = DedupJobConfig.parse(
+                    "--bootstrap-servers", kafka.bootstrapServers(),
+                    "--input-topic", INPUT_TOPIC, "--output-topic", OUTPUT_TOPIC, "--dlq-topic", DLQ_TOPIC,
+                    "--bounded", "--starting-offsets", "earliest",
+                    "--capacity", Long.toString(uniquePerDay), "--fpp", Double.toString(fpp),
+                    "--parallelism", Integer.toString(parallelism), "--state-backend", cl.get(STATE_BACKEND),
+                    "--checkpoint-interval", "10s", "--checkpoint-dir", workDir.resolve("checkpoints").toUri().toString());
+
+            int webPort = freePortFrom(cl.get(WEB_PORT));
+            Configuration flink = DedupJob.flinkConfiguration(config);
+            flink.set(RestOptions.PORT, webPort);
+            flink.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
+            env.setParallelism(parallelism);
+            DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), DedupJob.kafkaSinks(config));
+            step("Running the dedup job on a local Flink cluster; web UI: http://localhost:%d", webPort);
+            long jobStart = System.nanoTime();
+            JobClient job = env.executeAsync(DedupJob.jobName(config));
+            JobMonitor monitor = new JobMonitor(webPort, job.getJobID().toHexString());
+            JobExecutionResult result;
+            long lastInput = -1;
+            while (true) {
+                try {
+                    result = job.getJobExecutionResult().get(3, java.util.concurrent.TimeUnit.SECONDS);
+                    break;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    monitor.poll();
+                    Map<String, Object> accumulators;
+                    try {
+                        accumulators = job.getAccumulators().get(2, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (Exception notYet) {
+                        continue;
+                    }
+                    // Accumulators reach the client with the task managers' heartbeats, every few seconds.
+                    long input = Accounting.count(accumulators, Accounting.INPUT);
+                    if (input != lastInput && input > 0) {
+                        out.printf(Locale.ROOT, "  %5.0f s  %,.0f records/s  %s%n", seconds(jobStart), input / seconds(jobStart),
+                                Accounting.summary(accumulators));
+                        if (input >= count) {
+                            out.printf(Locale.ROOT, "  %5.0f s  all input read; the final checkpoint commits the output%n", seconds(jobStart));
+                        }
+                        lastInput = input;
+                    }
+                }
+            }
+            double jobSeconds = seconds(jobStart);
+            Map<String, Object> accumulators = result.getAllAccumulatorResults();
+
+            step("Verifying the output and dead-letter topics (read_committed) against the ground truth");
+            long verifyStart = System.nanoTime();
+            GroundTruth truth = GroundTruth.read(truthFile);
+            ObservedRecords observed = new ObservedRecords(truth.size());
+            TopicReader.readAll(kafka.bootstrapServers(), OUTPUT_TOPIC, Map.of(), r -> observed.output(header(r.headers().lastHeader(TestDataHeaders.SEQ))));
+            TopicReader.readAll(kafka.bootstrapServers(), DLQ_TOPIC, Map.of(), r -> observed.deadLetter(
+                    header(r.headers().lastHeader(TestDataHeaders.SEQ)), header(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
+            VerificationReport verification = Verifier.verify(truth, observed);
+            double verifySeconds = seconds(verifyStart);
+
+            String report = report(count, classes, accumulators, verification, fpp, generationSeconds, jobSeconds, verifySeconds,
+                    monitor, seconds(started));
+            Files.writeString(workDir.resolve("report.txt"), report, StandardCharsets.UTF_8);
+            Files.writeString(workDir.resolve("verification.json"), verification.toJson(fpp), StandardCharsets.UTF_8);
+            out.println();
+            out.print(report);
+            boolean ok = verification.falseNegatives() == 0 && verification.lost() == 0 && verification.writtenTwice() == 0
+                    && verification.deadLettersInOutput() == 0 && verification.misclassifiedDeadLetters() == 0
+                    && verification.unidentified() == 0 && verification.falsePositiveRate() <= 2 * fpp;
+            out.println(ok ? "Result: OK (no duplicate passed, nothing lost or written twice, FP rate within 2x the FPP)"
+                    : "Result: FAILED (see above)");
+            step("Shutting down Kafka; report in %s", workDir.resolve("report.txt"));
+            return ok ? 0 : 1;
+        }
+    }
+
+    private String report(long count, Map<?, Long> classes, Map<String, Object> accumulators, VerificationReport v, double fpp,
+            double generationSeconds, double jobSeconds, double verifySeconds, JobMonitor monitor, double totalSeconds) {
+        long input = Accounting.count(accumulators, Accounting.INPUT);
+        List<String> lines = new ArrayList<>();
+        lines.add("=== Local run report ===");
+        lines.add(String.format(Locale.ROOT, "Generated:        %,d records %s", count, classes));
+        lines.add(String.format(Locale.ROOT, "Accounting:       %s", Accounting.summary(accumulators)));
+        lines.add(String.format(Locale.ROOT, "Output topic:     %,d records; dead-letter topic: %,d records %s", v.outputRecords(),
+                v.deadLetterRecords(), v.deadLettersByReason()));
+        lines.add(String.format(Locale.ROOT, "False positives:  %,d of %,d unique impressions = %.6f (configured FPP %s)",
+                v.falsePositives(), v.expectedOutputs(), v.falsePositiveRate(), fpp));
+        lines.add(String.format(Locale.ROOT, "False negatives:  %,d (duplicates that reached the output)", v.falseNegatives()));
+        lines.add(String.format(Locale.ROOT, "Lost:             %,d; written twice: %,d; misclassified dead letters: %,d; dead letters in output: %,d",
+                v.lost(), v.writtenTwice(), v.misclassifiedDeadLetters(), v.deadLettersInOutput()));
+        lines.add(String.format(Locale.ROOT, "Throughput:       %,.0f records/s over the job's %.1f s (including start-up and the final checkpoint)",
+                input / jobSeconds, jobSeconds));
+        lines.add(String.format(Locale.ROOT, "State:            last checkpoint %s (full size %s); Bloom filters %s in %d shard-buckets",
+                bytes(monitor.checkpointedBytes), bytes(monitor.checkpointFullBytes), bytes(monitor.bloomBytes), monitor.liveBuckets));
+        lines.add(String.format(Locale.ROOT, "Time:             generate %.1f s, job %.1f s, verify %.1f s, total %.1f s",
+                generationSeconds, jobSeconds, verifySeconds, totalSeconds));
+        return String.join(System.lineSeparator(), lines) + System.lineSeparator();
+    }
+
+    private void step(String format, Object... args) {
+        out.printf(Locale.ROOT, "==> " + format + "%n", args);
+    }
+
+    private static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private static byte[] header(Header header) {
+        return header == null ? null : header.value();
+    }
+
+    static String bytes(long bytes) {
+        if (bytes < 0) {
+            return "n/a";
+        }
+        return bytes < 1 << 20 ? String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0) : String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+
+    private static int freePortFrom(int first) throws IOException {
+        for (int port = first; port < first + 20; port++) {
+            try (ServerSocket socket = new ServerSocket(port, 50, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // try the next
+            }
+        }
+        throw new IOException("No free port for the web UI in " + first + ".." + (first + 19));
+    }
+
+    /** Reads checkpoint sizes and the dedup gauges from the REST API while the job runs. */
+    static final class JobMonitor {
+        private final java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        private final com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        private final String base;
+        private final String jobId;
+        long checkpointedBytes = -1;
+        long checkpointFullBytes = -1;
+        long bloomBytes = -1;
+        long liveBuckets = -1;
+
+        JobMonitor(int port, String jobId) {
+            this.base = "http://127.0.0.1:" + port;
+            this.jobId = jobId;
+        }
+
+        void poll() {
+            try {
+                com.fasterxml.jackson.databind.JsonNode checkpoints = get("/jobs/" + jobId + "/checkpoints");
+                com.fasterxml.jackson.databind.JsonNode completed = checkpoints.path("latest").path("completed");
+                if (!completed.isMissingNode() && !completed.isNull()) {
+                    checkpointedBytes = completed.path("checkpointed_size").asLong(checkpointedBytes);
+                    checkpointFullBytes = completed.path("state_size").asLong(checkpointFullBytes);
+                }
+                com.fasterxml.jackson.databind.JsonNode vertices = get("/jobs/" + jobId).path("vertices");
+                for (com.fasterxml.jackson.databind.JsonNode vertex : vertices) {
+                    if (vertex.path("name").asText().contains(DedupOperator.NAME)) {
+                        String prefix = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
+                        List<String> wanted = new ArrayList<>();
+                        for (com.fasterxml.jackson.databind.JsonNode available : get(prefix)) {
+                            String id = available.path("id").asText();
+                            if (id.endsWith(".bloom-bytes") || id.endsWith(".live-buckets")) {
+                                wanted.add(id);
+                            }
+                        }
+                        if (wanted.isEmpty()) {
+                            continue;
+                        }
+                        for (com.fasterxml.jackson.databind.JsonNode metric : get(prefix + "?agg=sum&get=" + encode(String.join(",", wanted)))) {
+                            if (metric.path("id").asText().endsWith("bloom-bytes")) {
+                                bloomBytes = (long) metric.path("sum").asDouble();
+                            } else if (metric.path("id").asText().endsWith("live-buckets")) {
+                                liveBuckets = (long) metric.path("sum").asDouble();
+                            }
+                        }
+                    }
+                }
+            } catch (Exception e) {
+                // The REST API is a convenience for the report; the job's result does not depend on it.
+            }
+        }
+
+        private com.fasterxml.jackson.databind.JsonNode get(String path) throws Exception {
+            java.net.http.HttpResponse<String> response = http.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path)).timeout(Duration.ofSeconds(2)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            return json.readTree(response.body());
+        }
+
+        private static String encode(String s) {
+            return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+        }
+    }
+}

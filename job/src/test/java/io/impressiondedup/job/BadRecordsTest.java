@@ -1,0 +1,145 @@
+package io.impressiondedup.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.job.io.DeadLetterHeaders;
+import io.impressiondedup.testdata.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Predicate;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Malformed, oversized and far-future records go to the dead-letter topic with their reason and
+ * original bytes while the job keeps running; a record dated 9999 does not drag the watermark
+ * along (later records still pass), and the watermark keeps moving with real records (so a record
+ * behind it is then dead-lettered as late).
+ */
+class BadRecordsTest {
+
+    @Test
+    void badRecordsAreDeadLetteredWhileTheJobRunsAndTheWatermarkFollowsOnlyRealRecords(@TempDir Path dir) throws Exception {
+        String[] topics = SharedKafka.topics("bad", 1);
+        DedupJobConfig config = DedupJobConfig.parse(
+                "--bootstrap-servers", SharedKafka.broker().bootstrapServers(),
+                "--input-topic", topics[0], "--output-topic", topics[1], "--dlq-topic", topics[2],
+                "--starting-offsets", "earliest", "--capacity", "1000", "--state-backend", "hashmap", "--parallelism", "1",
+                "--max-record-bytes", "2000", "--checkpoint-interval", "1s",
+                "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(), "--transactional-id-prefix", topics[1]);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(DedupJob.flinkConfiguration(config));
+        env.setParallelism(1);
+        DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), DedupJob.kafkaSinks(config));
+        JobClient job = env.executeAsync("bad records");
+        long base = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(5, ChronoUnit.DAYS).toEpochMilli();
+        long hour = Duration.ofHours(1).toMillis();
+        long day = Duration.ofDays(1).toMillis();
+        Map<String, Long> offsets = new HashMap<>();
+
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            offsets.put("r1", send(producer, topics[0], "r1", impression("r1", base + hour)));
+            offsets.put("future", send(producer, topics[0], "future", "{\"requestId\":\"f\",\"adId\":\"a\",\"ts\":\"9999-12-31T23:59:59Z\"}"));
+            offsets.put("malformed", send(producer, topics[0], "malformed", "{\"requestId\":\"m\",\"adId\":"));
+            offsets.put("oversized", send(producer, topics[0], "oversized", impression("o", base + hour).replace("}", ",\"pad\":\"" + "x".repeat(3000) + "\"}")));
+            offsets.put("r2", send(producer, topics[0], "r2", impression("r2", base + 2 * hour)));
+            offsets.put("r3", send(producer, topics[0], "r3", impression("r3", base + 3 * day + 2 * hour)));
+            awaitTopic(topics[1], records -> requestIds(records).containsAll(List.of("r1", "r2", "r3")));
+
+            // The watermark has followed r3 to three days after r1: r4, of day 1, is too late to deduplicate.
+            offsets.put("r4", send(producer, topics[0], "r4", impression("r4", base + day + hour)));
+            offsets.put("r5", send(producer, topics[0], "r5", impression("r5", base + 3 * day + 3 * hour)));
+            send(producer, topics[0], "r3 again", impression("r3", base + 3 * day + 2 * hour + 1000));
+            awaitTopic(topics[1], records -> requestIds(records).contains("r5"));
+            awaitTopic(topics[2], records -> records.size() == 4);
+        } finally {
+            job.cancel().get();
+        }
+
+        assertThat(requestIds(read(topics[1]))).containsExactlyInAnyOrder("r1", "r2", "r3", "r5");
+        Map<String, ConsumerRecord<byte[], byte[]>> deadLetters = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : read(topics[2])) {
+            deadLetters.put(header(record, "test.name"), record);
+        }
+        assertThat(deadLetters).containsOnlyKeys("future", "malformed", "oversized", "r4");
+        assertThat(header(deadLetters.get("future"), DeadLetterHeaders.REASON)).isEqualTo("future-timestamp");
+        assertThat(header(deadLetters.get("future"), DeadLetterHeaders.ERROR)).contains("9999-12-31T23:59:59Z");
+        assertThat(header(deadLetters.get("malformed"), DeadLetterHeaders.REASON)).isEqualTo("malformed");
+        assertThat(header(deadLetters.get("malformed"), DeadLetterHeaders.ERROR)).contains("invalid JSON");
+        assertThat(header(deadLetters.get("oversized"), DeadLetterHeaders.REASON)).isEqualTo("oversized");
+        assertThat(header(deadLetters.get("r4"), DeadLetterHeaders.REASON)).isEqualTo("late");
+        for (Map.Entry<String, ConsumerRecord<byte[], byte[]>> e : deadLetters.entrySet()) {
+            ConsumerRecord<byte[], byte[]> record = e.getValue();
+            assertThat(header(record, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(topics[0]);
+            assertThat(header(record, DeadLetterHeaders.SOURCE_PARTITION)).isEqualTo("0");
+            assertThat(header(record, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo(Long.toString(offsets.get(e.getKey())));
+            assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(e.getKey());
+        }
+        assertThat(new String(deadLetters.get("malformed").value(), StandardCharsets.UTF_8)).isEqualTo("{\"requestId\":\"m\",\"adId\":");
+    }
+
+    private static String impression(String requestId, long eventTime) {
+        return "{\"requestId\":\"" + requestId + "\",\"adId\":\"ad-1\",\"ts\":" + eventTime + ",\"campaign\":\"c\"}";
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() throws Exception {
+        Properties properties = new Properties();
+        properties.put("bootstrap.servers", SharedKafka.broker().bootstrapServers());
+        properties.put("acks", "all");
+        return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static long send(KafkaProducer<byte[], byte[]> producer, String topic, String name, String value) throws Exception {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add("test.name", name.getBytes(StandardCharsets.UTF_8));
+        RecordMetadata metadata = producer.send(new ProducerRecord<>(topic, 0, null, name.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8), headers)).get();
+        return metadata.offset();
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> read(String topic) throws Exception {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        TopicReader.readAll(SharedKafka.broker().bootstrapServers(), topic, Map.of(), records::add);
+        return records;
+    }
+
+    private static void awaitTopic(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!condition.test(read(topic))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out waiting for " + topic + "; it holds " + requestIds(read(topic)));
+            }
+            Thread.sleep(300);
+        }
+    }
+
+    private static List<String> requestIds(List<ConsumerRecord<byte[], byte[]>> records) {
+        List<String> ids = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            String value = new String(record.value(), StandardCharsets.UTF_8);
+            int start = value.indexOf("\"requestId\":\"") + 13;
+            ids.add(value.substring(start, value.indexOf('"', start)));
+        }
+        return ids;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+        var header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,42 @@
+package io.impressiondedup.testdata;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Writes generated records as {@link RecordEnvelope} lines. */
+public final class JsonlFileDestination implements RecordDestination {
+
+    private final Path file;
+    private final OutputStream out;
+
+    public JsonlFileDestination(Path file) throws IOException {
+        this.file = file;
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        this.out = new UnsynchronizedBufferedOutputStream(Files.newOutputStream(file), 1 << 20);
+    }
+
+    @Override
+    public void write(GeneratedRecord record) throws IOException {
+        RecordEnvelope.write(out, record.seq, record.key, null, record.value, record.valueIsJsonObject);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        out.flush();
+    }
+
+    @Override
+    public String describe() {
+        return file.toString();
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}

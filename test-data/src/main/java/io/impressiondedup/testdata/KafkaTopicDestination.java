@@ -1,0 +1,79 @@
+package io.impressiondedup.testdata;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Produces generated records to a topic: key = the request id (so a request's copies share a
+ * partition, as they would from a real ad server), value as generated, and the sequence number in
+ * the {@link TestDataHeaders#SEQ} header. Idempotent producer with acks=all, so a retry never
+ * creates a duplicate the ground truth does not know about.
+ */
+public final class KafkaTopicDestination implements RecordDestination {
+
+    private final String topic;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+
+    public KafkaTopicDestination(String bootstrapServers, String topic, Map<String, String> clientProperties) {
+        this.topic = topic;
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(2 * 1024 * 1024));
+        properties.putAll(clientProperties);
+        this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    @Override
+    public void write(GeneratedRecord record) throws IOException {
+        throwIfFailed();
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(new RecordHeader(TestDataHeaders.SEQ, Long.toString(record.seq).getBytes(StandardCharsets.US_ASCII)));
+        producer.send(new ProducerRecord<>(topic, null, null, record.key, record.value, headers), (metadata, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, e);
+            }
+        });
+    }
+
+    @Override
+    public void flush() throws IOException {
+        producer.flush();
+        throwIfFailed();
+    }
+
+    private void throwIfFailed() throws IOException {
+        Exception e = failure.get();
+        if (e != null) {
+            throw new IOException("Producing to " + topic + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "topic " + topic;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            flush();
+        } finally {
+            producer.close();
+        }
+    }
+}

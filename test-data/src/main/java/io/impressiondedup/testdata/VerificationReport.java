@@ -1,0 +1,173 @@
+package io.impressiondedup.testdata;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The verifier's findings: counts, rates, and a few example sequence numbers of each problem. */
+public final class VerificationReport {
+
+    static final int EXAMPLES = 10;
+
+    long input;
+    long outputRecords;
+    long deadLetterRecords;
+    long dropped;
+    long expectedOutputs;
+    long falsePositives;
+    long falseNegatives;
+    long lost;
+    long writtenTwice;
+    long deadLettersInOutput;
+    long misclassifiedDeadLetters;
+    long unidentified;
+    final Map<String, Long> inputByClass = new TreeMap<>();
+    final Map<String, Long> deadLettersByReason = new TreeMap<>();
+    /** "class -> reason" pairs that disagree with the ground truth. */
+    final Map<String, Long> misclassifications = new TreeMap<>();
+    final Map<String, List<Long>> examples = new TreeMap<>();
+
+    public long falsePositives() {
+        return falsePositives;
+    }
+
+    public long falseNegatives() {
+        return falseNegatives;
+    }
+
+    public long lost() {
+        return lost;
+    }
+
+    public long writtenTwice() {
+        return writtenTwice;
+    }
+
+    public long misclassifiedDeadLetters() {
+        return misclassifiedDeadLetters;
+    }
+
+    public long deadLettersInOutput() {
+        return deadLettersInOutput;
+    }
+
+    public long unidentified() {
+        return unidentified;
+    }
+
+    public long input() {
+        return input;
+    }
+
+    public long outputRecords() {
+        return outputRecords;
+    }
+
+    public long deadLetterRecords() {
+        return deadLetterRecords;
+    }
+
+    public long dropped() {
+        return dropped;
+    }
+
+    public long expectedOutputs() {
+        return expectedOutputs;
+    }
+
+    public Map<String, Long> deadLettersByReason() {
+        return deadLettersByReason;
+    }
+
+    /** Unique impressions wrongly dropped, over the unique impressions expected. */
+    public double falsePositiveRate() {
+        return expectedOutputs == 0 ? 0 : (double) falsePositives / expectedOutputs;
+    }
+
+    void example(String problem, long seq) {
+        List<Long> list = examples.computeIfAbsent(problem, p -> new ArrayList<>());
+        if (list.size() < EXAMPLES) {
+            list.add(seq);
+        }
+    }
+
+    /** The human-readable summary; {@code configuredFpp} may be NaN if unknown. */
+    public String toText(double configuredFpp) {
+        StringBuilder sb = new StringBuilder();
+        line(sb, "input records", String.format(Locale.ROOT, "%,d  %s", input, inputByClass));
+        line(sb, "output records", String.format(Locale.ROOT, "%,d", outputRecords));
+        line(sb, "dead-letter records", String.format(Locale.ROOT, "%,d  %s", deadLetterRecords, deadLettersByReason));
+        line(sb, "dropped (in no topic)", String.format(Locale.ROOT, "%,d", dropped));
+        line(sb, "false positives", String.format(Locale.ROOT, "%,d of %,d unique impressions = %.6f%s", falsePositives,
+                expectedOutputs, falsePositiveRate(),
+                Double.isNaN(configuredFpp) ? "" : String.format(Locale.ROOT, " (configured FPP %s, %.2fx)", configuredFpp,
+                        falsePositiveRate() / configuredFpp)));
+        line(sb, "false negatives", String.format(Locale.ROOT, "%,d (duplicates that reached the output; must be 0)", falseNegatives));
+        line(sb, "lost", String.format(Locale.ROOT, "%,d (dead-letter records in no topic; must be 0)", lost));
+        line(sb, "written twice", String.format(Locale.ROOT, "%,d (must be 0 under exactly-once)", writtenTwice));
+        line(sb, "dead letters in output", String.format(Locale.ROOT, "%,d (must be 0)", deadLettersInOutput));
+        line(sb, "misclassified dead letters", String.format(Locale.ROOT, "%,d %s", misclassifiedDeadLetters, misclassifications));
+        line(sb, "unidentified records", String.format(Locale.ROOT, "%,d (no or unknown %s header)", unidentified, TestDataHeaders.SEQ));
+        for (Map.Entry<String, List<Long>> e : examples.entrySet()) {
+            line(sb, "  e.g. " + e.getKey(), "seq " + e.getValue());
+        }
+        return sb.toString();
+    }
+
+    private static void line(StringBuilder sb, String label, String value) {
+        sb.append(String.format(Locale.ROOT, "%-28s %s%n", label + ":", value));
+    }
+
+    public String toJson(double configuredFpp) {
+        StringWriter writer = new StringWriter();
+        try (JsonGenerator json = new JsonFactory().createGenerator(writer).useDefaultPrettyPrinter()) {
+            json.writeStartObject();
+            json.writeNumberField("input", input);
+            writeMap(json, "inputByClass", inputByClass);
+            json.writeNumberField("output", outputRecords);
+            json.writeNumberField("deadLettered", deadLetterRecords);
+            writeMap(json, "deadLettersByReason", deadLettersByReason);
+            json.writeNumberField("dropped", dropped);
+            json.writeNumberField("expectedUniqueOutputs", expectedOutputs);
+            json.writeNumberField("falsePositives", falsePositives);
+            json.writeNumberField("falsePositiveRate", falsePositiveRate());
+            if (!Double.isNaN(configuredFpp)) {
+                json.writeNumberField("configuredFpp", configuredFpp);
+            }
+            json.writeNumberField("falseNegatives", falseNegatives);
+            json.writeNumberField("lost", lost);
+            json.writeNumberField("writtenTwice", writtenTwice);
+            json.writeNumberField("deadLettersInOutput", deadLettersInOutput);
+            json.writeNumberField("misclassifiedDeadLetters", misclassifiedDeadLetters);
+            writeMap(json, "misclassifications", misclassifications);
+            json.writeNumberField("unidentified", unidentified);
+            json.writeObjectFieldStart("examples");
+            for (Map.Entry<String, List<Long>> e : examples.entrySet()) {
+                json.writeArrayFieldStart(e.getKey());
+                for (long seq : e.getValue()) {
+                    json.writeNumber(seq);
+                }
+                json.writeEndArray();
+            }
+            json.writeEndObject();
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return writer.toString();
+    }
+
+    private static void writeMap(JsonGenerator json, String name, Map<String, Long> map) throws IOException {
+        json.writeObjectFieldStart(name);
+        for (Map.Entry<String, Long> e : map.entrySet()) {
+            json.writeNumberField(e.getKey(), e.getValue());
+        }
+        json.writeEndObject();
+    }
+}

@@ -1,0 +1,95 @@
+package io.impressiondedup.testdata;
+
+/**
+ * Compares what the job wrote with the ground truth.
+ *
+ * <ul>
+ *   <li><b>False positive</b>: an identity group (a unique impression with its copies within the
+ *       retention, or a copy beyond the retention on its own) of which no record reached the output
+ *       and none was dead-lettered: a real impression lost to the Bloom filter. Counting groups, not
+ *       records, keeps the verdict right when a copy arrives before its original and is the one kept.
+ *   <li><b>False negative</b>: every record of a group in the output beyond the first: a duplicate that
+ *       got through. Must be 0.
+ *   <li><b>Lost</b>: a record the job had to dead-letter that is in neither topic. Must be 0.
+ *   <li><b>Written twice</b>: a record present more than once over both topics. Must be 0 under
+ *       exactly-once.
+ *   <li><b>Misclassified</b>: a dead letter whose reason is not what its class calls for (including an
+ *       impression dead-lettered at all); <b>dead letters in output</b>: a record that had to be
+ *       dead-lettered but was passed.
+ * </ul>
+ */
+public final class Verifier {
+
+    private Verifier() {}
+
+    public static VerificationReport verify(GroundTruth truth, ObservedRecords observed) {
+        VerificationReport report = new VerificationReport();
+        int n = truth.size();
+        report.input = n;
+        report.outputRecords = observed.outputRecords();
+        report.deadLetterRecords = observed.deadLetterRecords();
+        report.unidentified = observed.unidentified();
+        if (observed.unidentified() > 0) {
+            report.misclassifications.putAll(observed.unknownReasons());
+        }
+
+        int[] groupOutputs = new int[n];
+        boolean[] groupDeadLettered = new boolean[n];
+        long inAnyTopic = 0;
+        for (int seq = 0; seq < n; seq++) {
+            RecordClass recordClass = truth.recordClass(seq);
+            report.inputByClass.merge(recordClass.label(), 1L, Long::sum);
+            int outputs = observed.timesInOutput(seq);
+            int deadLetters = observed.timesInDeadLetters(seq);
+            if (outputs + deadLetters > 0) {
+                inAnyTopic++;
+            }
+            if (outputs + deadLetters > 1) {
+                report.writtenTwice++;
+                report.example("written-twice", seq);
+            }
+            if (deadLetters > 0) {
+                String reason = observed.reason(seq);
+                report.deadLettersByReason.merge(reason == null ? "(unknown)" : reason, 1L, Long::sum);
+                String expected = truth.expectedReason(seq);
+                if (expected == null || !expected.equals(reason)) {
+                    report.misclassifiedDeadLetters++;
+                    report.misclassifications.merge(recordClass.label() + " -> " + reason, 1L, Long::sum);
+                    report.example("misclassified", seq);
+                }
+            }
+            if (recordClass.isDeadLetter()) {
+                if (outputs > 0) {
+                    report.deadLettersInOutput++;
+                    report.example("dead-letter-in-output", seq);
+                } else if (deadLetters == 0) {
+                    report.lost++;
+                    report.example("lost", seq);
+                }
+            } else {
+                int group = truth.group(seq);
+                if (outputs > 0) {
+                    groupOutputs[group]++;
+                }
+                if (deadLetters > 0) {
+                    groupDeadLettered[group] = true;
+                }
+            }
+        }
+        for (int seq = 0; seq < n; seq++) {
+            if (!truth.recordClass(seq).opensGroup()) {
+                continue;
+            }
+            report.expectedOutputs++;
+            if (groupOutputs[seq] == 0 && !groupDeadLettered[seq]) {
+                report.falsePositives++;
+                report.example("false-positive", seq);
+            } else if (groupOutputs[seq] > 1) {
+                report.falseNegatives += groupOutputs[seq] - 1;
+                report.example("false-negative (group)", seq);
+            }
+        }
+        report.dropped = n - inAnyTopic;
+        return report;
+    }
+}

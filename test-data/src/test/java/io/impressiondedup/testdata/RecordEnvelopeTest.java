@@ -1,0 +1,49 @@
+package io.impressiondedup.testdata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RecordEnvelopeTest {
+
+    private static String line(long seq, byte[] key, Map<String, String> headers, byte[] value, boolean json) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        RecordEnvelope.write(out, seq, key, headers, value, json);
+        return out.toString(StandardCharsets.UTF_8).stripTrailing();
+    }
+
+    @Test
+    void aJsonValueIsEmbeddedAndReadBackExactly() throws IOException {
+        byte[] value = "{\"requestId\":\"r\",\"ts\":1,\"nested\":{\"a\":[1,2]}}".getBytes(StandardCharsets.UTF_8);
+        String line = line(7, "r".getBytes(StandardCharsets.UTF_8), Map.of("dedup.reason", "late"), value, true);
+
+        assertThat(line).isEqualTo("{\"seq\":7,\"key\":\"r\",\"headers\":{\"dedup.reason\":\"late\"},\"value\":" + new String(value, StandardCharsets.UTF_8) + "}");
+        RecordEnvelope read = RecordEnvelope.parse(line);
+        assertThat(read.seq).isEqualTo(7);
+        assertThat(read.value).isEqualTo(value);
+        assertThat(read.headers).containsEntry("dedup.reason", "late");
+    }
+
+    @Test
+    void binaryValuesAndNullKeysSurviveAsBase64() throws IOException {
+        byte[] garbage = {0, -1, 10, 13, 34, 92};
+        RecordEnvelope read = RecordEnvelope.parse(line(1, null, null, garbage, false));
+        assertThat(read.key).isNull();
+        assertThat(read.value).isEqualTo(garbage);
+    }
+
+    @Test
+    void aNullValueStaysNull() throws IOException {
+        assertThat(RecordEnvelope.parse(line(2, new byte[0], null, null, false)).value).isNull();
+    }
+
+    @Test
+    void keysWithQuotesAreEscaped() throws IOException {
+        RecordEnvelope read = RecordEnvelope.parse(line(3, "a\"b\\c".getBytes(StandardCharsets.UTF_8), null, new byte[0], false));
+        assertThat(new String(read.key, StandardCharsets.UTF_8)).isEqualTo("a\"b\\c");
+    }
+}
