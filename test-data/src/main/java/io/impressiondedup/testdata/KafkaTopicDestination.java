@@ -15,8 +15,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Produces generated records to a topic: key = the request id (so a request's copies share a
  * partition, as they would from a real ad server), value as generated, and the sequence number in
- * the {@link TestDataHeaders#SEQ} header. Idempotent producer with acks=all, so a retry never
- * creates a duplicate the ground truth does not know about.
+ * the {@link TestDataHeaders#SEQ} header. Idempotent producer with acks=all and one request in
+ * flight, so a retry neither creates a duplicate the ground truth does not know about nor reorders.
  */
 public final class KafkaTopicDestination implements RecordDestination {
 
@@ -30,6 +30,10 @@ public final class KafkaTopicDestination implements RecordDestination {
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        // One request in flight: a retry (a fresh partition answers NOT_LEADER_OR_FOLLOWER at first) then
+        // cannot race later batches; with five, the 4.2 client was seen to desynchronize its sequence
+        // numbers with the broker and fail every batch until the delivery timeout.
+        properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");

@@ -121,7 +121,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         return bootstrapServers;
     }
 
-    /** Creates topics with the given partition counts (replication factor 1). */
+    /**
+     * Creates topics with the given partition counts (replication factor 1) and returns once every
+     * partition's leader serves requests. Producing to a partition before its leader is known makes an idempotent
+     * producer retry, and a retry right after creation has been seen to desynchronize its sequence
+     * numbers with the broker (OutOfOrderSequenceException until the delivery timeout).
+     */
     public void createTopics(Map<String, Integer> partitionsByTopic) throws Exception {
         try (Admin admin = admin()) {
             List<NewTopic> topics = partitionsByTopic.entrySet().stream()
@@ -129,6 +134,32 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                             .configs(Map.of("max.message.bytes", Integer.toString(4 * 1024 * 1024))))
                     .toList();
             admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!allPartitionsLed(admin, partitionsByTopic)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Partitions of " + partitionsByTopic.keySet() + " have no leader after 60 s");
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /**
+     * Whether every partition is served by its leader: ListOffsets is answered by the leader's replica
+     * manager, so unlike the metadata it fails until the broker has really taken leadership. Writes nothing.
+     */
+    private static boolean allPartitionsLed(Admin admin, Map<String, Integer> partitionsByTopic) throws Exception {
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+        partitionsByTopic.forEach((topic, partitions) -> {
+            for (int p = 0; p < partitions; p++) {
+                latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+            }
+        });
+        try {
+            admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return false; // no leader yet
         }
     }
 
