@@ -69,7 +69,7 @@ public final class DedupJobConfig implements Serializable {
                     .shards(shards)
                     .timeBuckets(buckets)
                     .fingerprintScheme(FingerprintScheme.withKeyBits(cl.get(KEY_BITS)))
-                    .pageBytes(cl.get(PAGE_BYTES))
+                    .pageBytes(cl.getOptional(PAGE_BYTES).orElse(DedupJobOptions.defaultPageBytes(cl.get(STATE_BACKEND))))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new InvalidCommandLineException("--capacity " + cl.get(CAPACITY) + " with --shards " + shards + ": " + e.getMessage(), e);

@@ -58,12 +58,14 @@ public final class DedupJobOptions {
                     + " Fixed for the life of the state.");
     public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
             .withDescription("Job parallelism (default: the cluster's).");
-    public static final ConfigOption<Integer> PAGE_BYTES = ConfigOptions.key("page-bytes").intType()
-            .defaultValue(DedupPlan.DEFAULT_PAGE_BYTES)
-            .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets.");
+    public static final ConfigOption<Integer> PAGE_BYTES = ConfigOptions.key("page-bytes").intType().noDefaultValue()
+            .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets. Default:"
+                    + " 256 with rocksdb (each record reads and writes one group of pages: small values are cheaper),"
+                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits).");
     public static final ConfigOption<Duration> STATE_TTL = ConfigOptions.key("state-ttl").durationType().noDefaultValue()
-            .withDescription("Processing-time safety TTL on dedup state, for a watermark that stops; 0 disables."
-                    + " Default: retention + bucket size + 7 days.");
+            .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
+                    + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + bucket"
+                    + " size + 7 days. An outage longer than this loses the dedup state of the buckets it spans.");
 
     public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = ConfigOptions.key("max-out-of-orderness").durationType()
             .defaultValue(Duration.ofMinutes(5))
@@ -103,6 +105,11 @@ public final class DedupJobOptions {
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final List<String> STATE_BACKENDS = List.of("rocksdb", "hashmap");
+
+    /** Default page size per state backend; see {@link #PAGE_BYTES}. */
+    public static int defaultPageBytes(String stateBackend) {
+        return stateBackend.equals("rocksdb") ? 256 : DedupPlan.DEFAULT_PAGE_BYTES;
+    }
     public static final List<String> DELIVERIES = List.of("exactly-once", "at-least-once");
     public static final List<String> STARTING_OFFSET_MODES = List.of("committed", "earliest", "latest");
 
@@ -114,6 +121,7 @@ public final class DedupJobOptions {
                     STATE_TTL, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW, MAX_RECORD_BYTES, REQUEST_ID_FIELD, AD_ID_FIELD,
                     TIMESTAMP_FIELD, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX,
                     TRANSACTION_TIMEOUT)
+            .required(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, CAPACITY)
             .require(STARTING_OFFSETS, STARTING_OFFSET_MODES::contains, "one of " + STARTING_OFFSET_MODES)
             .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001")
             .require(CAPACITY, c -> c > 0, "a positive number of impressions per bucket")

@@ -35,6 +35,9 @@ class DedupJobOptionsTest {
         assertThat(config.checkpointInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.delivery()).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(config.bounded()).isFalse();
+        assertThat(config.dedupSettings().plan().pageBytes()).isEqualTo(256);
+        assertThat(parse("--state-backend", "hashmap").dedupSettings().plan().pageBytes()).isEqualTo(2048);
+        assertThat(parse("--page-bytes", "1024").dedupSettings().plan().pageBytes()).isEqualTo(1024);
     }
 
     @Test
@@ -55,6 +58,13 @@ class DedupJobOptionsTest {
         assertThatThrownBy(() -> DedupJobConfig.parse("--bootstrap-servers", "x", "--input-topic", "in", "--output-topic", "o", "--dlq-topic", "d"))
                 .isInstanceOf(InvalidCommandLineException.class)
                 .hasMessageContaining("--capacity");
+    }
+
+    @Test
+    void helpMarksOnlyTheTrulyRequiredOptions() {
+        String help = DedupJobOptions.OPTIONS.help();
+        assertThat(help).contains("--capacity  (required)").contains("--bootstrap-servers  (required)");
+        assertThat(help).contains("--duplicates-topic\n").contains("--parallelism\n").contains("--checkpoint-dir\n");
     }
 
     @Test
@@ -112,8 +122,9 @@ class DedupJobOptionsTest {
 
     @Test
     void secretsAreNeverShownInTheStartupLog() {
-        String described = DedupJobOptions.OPTIONS.describe(DedupJobOptions.OPTIONS.parse(
-                "--kafka.sasl.jaas.config", "PlainLoginModule required password=\"s3cret\";", "--kafka.ssl.key.password", "kp"));
+        List<String> args = new ArrayList<>(List.of(REQUIRED));
+        args.addAll(List.of("--kafka.sasl.jaas.config", "PlainLoginModule required password=\"s3cret\";", "--kafka.ssl.key.password", "kp"));
+        String described = DedupJobOptions.OPTIONS.describe(DedupJobOptions.OPTIONS.parse(args.toArray(new String[0])));
         assertThat(described).doesNotContain("s3cret").doesNotContain("kp\n").contains("kafka.sasl.jaas.config = ******");
     }
 }

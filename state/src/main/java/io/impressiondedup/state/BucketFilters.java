@@ -49,14 +49,20 @@ public final class BucketFilters {
 
     /** The filter of {@code bucket}, or {@code null}. */
     public ScalableBloomFilter get(long bucket) {
-        int index = Arrays.binarySearch(buckets, 0, size, bucket);
-        return index >= 0 ? filters[index] : null;
+        int index = firstIndexAtOrAfter(bucket);
+        return index < size && buckets[index] == bucket ? filters[index] : null;
     }
 
-    /** First position whose bucket is {@code >= bucket} (may be {@link #size()}). */
+    /**
+     * First position whose bucket is {@code >= bucket} (may be {@link #size()}). A linear scan: a
+     * shard holds three to five buckets, and this runs twice per record.
+     */
     public int firstIndexAtOrAfter(long bucket) {
-        int index = Arrays.binarySearch(buckets, 0, size, bucket);
-        return index >= 0 ? index : -index - 1;
+        int i = 0;
+        while (i < size && buckets[i] < bucket) {
+            i++;
+        }
+        return i;
     }
 
     public void put(long bucket, ScalableBloomFilter filter) {

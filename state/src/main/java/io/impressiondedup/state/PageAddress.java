@@ -1,22 +1,24 @@
 package io.impressiondedup.state;
 
 import io.impressiondedup.state.bloom.BloomGeometry;
+import io.impressiondedup.state.fingerprint.HashMixing;
 
 /**
- * The state key of one Bloom page: bucket, layer and page packed into a {@code long}.
+ * The state key of a {@link PageGroup}: a geometry slot and a page index, packed into a {@code long}.
  *
  * <pre>
- *   bits 63..32  bucket id (signed 32-bit: days since 1970 for day buckets)
- *   bits 31..24  layer (0..255)
+ *   bits 39..24  geometry slot: 16 bits of a hash of (blocks, probes, blocks per page)
  *   bits 23..0   page index (0..2^24 - 1, see {@link BloomGeometry#MAX_PAGES})
  * </pre>
  *
- * <p>One {@code long} key keeps a page's RocksDB key at 8 bytes after the shard key, and since
- * Flink's {@code LongSerializer} writes big-endian, the pages of one bucket are contiguous in RocksDB's
- * key order (for non-negative bucket ids), so expiring a bucket deletes one key range.
+ * <p>Every filter of a shard with one geometry, whatever its bucket or layer, puts a given element on
+ * the same page index, so keying by (geometry, page) gathers exactly the sub-pages one record needs.
+ * Two geometries hashing to one slot only share entries (sub-pages are told apart by their owner),
+ * they are never confused. The slot is a pure function of the geometry, so nothing else has to be
+ * stored to find a page again after a restore.
  *
- * <p><b>Binary format:</b> these keys are in every checkpoint. Never change the packing without a
- * new state format version.
+ * <p><b>Binary format:</b> these keys are in every checkpoint. Never change the packing or the slot
+ * hash without a new state format version.
  */
 public final class PageAddress {
 
@@ -24,26 +26,24 @@ public final class PageAddress {
 
     private PageAddress() {}
 
-    /** Packs an address; called per record per bucket, so the checks allocate nothing unless they fail. */
-    public static long pack(long bucket, int layer, int page) {
-        if (bucket < Integer.MIN_VALUE || bucket > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("bucket id " + bucket + " does not fit the 32 bits of a page address");
-        }
-        if (layer < 0 || layer > MAX_LAYER) {
-            throw new IllegalArgumentException("layer " + layer + " out of [0, " + MAX_LAYER + "]");
-        }
+    /** The 16-bit slot of a geometry. */
+    public static int slotOf(BloomGeometry geometry) {
+        long h = HashMixing.mix64(((long) geometry.numBlocks() << 32)
+                ^ ((long) geometry.probes() << 16)
+                ^ geometry.blocksPerPage());
+        return (int) (h >>> 48);
+    }
+
+    /** Packs an address; called per record, so the check allocates nothing unless it fails. */
+    public static long pack(int slot, int page) {
         if (page < 0 || page >= BloomGeometry.MAX_PAGES) {
             throw new IllegalArgumentException("page " + page + " out of [0, " + BloomGeometry.MAX_PAGES + ")");
         }
-        return (bucket << 32) | ((long) layer << 24) | page;
+        return ((long) (slot & 0xFFFF) << 24) | page;
     }
 
-    public static long bucket(long address) {
-        return address >> 32;
-    }
-
-    public static int layer(long address) {
-        return (int) (address >>> 24) & 0xFF;
+    public static int slot(long address) {
+        return (int) (address >>> 24) & 0xFFFF;
     }
 
     public static int page(long address) {

@@ -3,6 +3,7 @@ package io.impressiondedup.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.impressiondedup.state.bloom.BloomGeometry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -10,24 +11,24 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PageAddressTest {
 
     @ParameterizedTest
-    @CsvSource({"20414, 0, 0", "20414, 3, 16777215", "-5, 255, 7", "2147483647, 1, 1", "-2147483648, 0, 0"})
-    void packAndUnpackRoundTrip(long bucket, int layer, int page) {
-        long address = PageAddress.pack(bucket, layer, page);
-        assertThat(PageAddress.bucket(address)).isEqualTo(bucket);
-        assertThat(PageAddress.layer(address)).isEqualTo(layer);
+    @CsvSource({"0, 0", "65535, 16777215", "12345, 7"})
+    void packAndUnpackRoundTrip(int slot, int page) {
+        long address = PageAddress.pack(slot, page);
+        assertThat(PageAddress.slot(address)).isEqualTo(slot);
         assertThat(PageAddress.page(address)).isEqualTo(page);
     }
 
     @Test
-    void pagesOfOneBucketSortTogetherInKeyOrder() {
-        assertThat(PageAddress.pack(20414, 255, 16_777_215)).isLessThan(PageAddress.pack(20415, 0, 0));
-        assertThat(PageAddress.pack(20414, 0, 16_777_215)).isLessThan(PageAddress.pack(20414, 1, 0));
+    void filtersOfOneGeometryShareASlotWhateverTheirBucket() {
+        BloomGeometry a = new BloomGeometry(1000, 9, 32);
+        assertThat(PageAddress.slotOf(a)).isEqualTo(PageAddress.slotOf(new BloomGeometry(1000, 9, 32)));
+        assertThat(PageAddress.slotOf(a)).isNotEqualTo(PageAddress.slotOf(new BloomGeometry(2000, 9, 32)));
+        assertThat(PageAddress.slotOf(a)).isBetween(0, 65535);
     }
 
     @Test
-    void outOfRangePartsAreRejected() {
-        assertThatThrownBy(() -> PageAddress.pack(1L << 40, 0, 0)).hasMessageContaining("1099511627776");
-        assertThatThrownBy(() -> PageAddress.pack(1, 256, 0)).hasMessageContaining("256");
-        assertThatThrownBy(() -> PageAddress.pack(1, 0, 1 << 24)).hasMessageContaining("16777216");
+    void outOfRangePagesAreRejected() {
+        assertThatThrownBy(() -> PageAddress.pack(1, 1 << 24)).hasMessageContaining("16777216");
+        assertThatThrownBy(() -> PageAddress.pack(1, -1)).hasMessageContaining("-1");
     }
 }

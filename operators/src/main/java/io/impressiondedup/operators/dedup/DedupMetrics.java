@@ -2,7 +2,6 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import java.util.Collection;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -12,7 +11,9 @@ import org.apache.flink.metrics.MetricGroup;
  *
  * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
  * instant; {@code filter-expansions} counts layers added because a bucket ran over its planned
- * capacity; {@code buckets-expired} counts (shard, bucket) filters dropped by their timer.
+ * capacity; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
+ * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
+ * means event time stalled).
  *
  * <p>Gauges, over the shards of this subtask, recomputed on the task thread every few seconds (a
  * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
@@ -30,6 +31,7 @@ final class DedupMetrics {
     static final String LATE = "late";
     static final String FILTER_EXPANSIONS = "filter-expansions";
     static final String BUCKETS_EXPIRED = "buckets-expired";
+    static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
     static final String LIVE_BUCKETS = "live-buckets";
     static final String BLOOM_BYTES = "bloom-bytes";
     static final String MAX_FILL_RATIO = "max-fill-ratio";
@@ -41,6 +43,7 @@ final class DedupMetrics {
     final Counter late;
     final Counter filterExpansions;
     final Counter bucketsExpired;
+    final Counter bucketsDroppedBySafetyTtl;
 
     private volatile int liveBuckets;
     private volatile long bloomBytes;
@@ -54,6 +57,7 @@ final class DedupMetrics {
         late = group.counter(LATE);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
         bucketsExpired = group.counter(BUCKETS_EXPIRED);
+        bucketsDroppedBySafetyTtl = group.counter(BUCKETS_DROPPED_BY_SAFETY_TTL);
         group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
         group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);
@@ -65,12 +69,15 @@ final class DedupMetrics {
     }
 
     /** Recomputes the gauges from the shards' directories; call on the task thread. */
-    void updateGauges(Collection<BucketFilters> directories) {
+    void updateGauges(BucketFilters[] directories) {
         int buckets = 0;
         long bytes = 0;
         double fill = 0;
         double worstFpp = 0;
         for (BucketFilters directory : directories) {
+            if (directory == null) {
+                continue;
+            }
             double shardFpp = 0;
             for (int i = 0; i < directory.size(); i++) {
                 ScalableBloomFilter filter = directory.filterAt(i);

@@ -8,22 +8,18 @@ import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
-import io.impressiondedup.state.serialization.BloomPageSerializer;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.serialization.PageGroupSerializer;
 import io.impressiondedup.state.serialization.BucketFiltersSerializer;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.StateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
@@ -55,9 +51,10 @@ import org.slf4j.LoggerFactory;
  * the first occurrence.
  *
  * <p><b>State layout.</b> Per shard: a {@code ValueState<BucketFilters>} with each live bucket's filter
- * metadata (a few dozen bytes per bucket), and a {@code MapState<Long, long[]>} with every page of
- * every filter, keyed by {@code PageAddress}. A record reads at most one page per bucket and layer and
- * writes at most one; pages are created on first write; nothing ever serializes a whole filter.
+ * metadata (a few dozen bytes per bucket), and a {@code MapState<Long, PageGroup>} with every page of
+ * every filter, the pages at one page index of all filters of one geometry together ({@code
+ * PageAddress}). A record checked against three buckets reads one entry and writes at most one (one
+ * more per growth layer); pages are created on first write; nothing ever serializes a whole filter.
  *
  * <p><b>Directory cache.</b> The bucket directory of each shard is needed by every record and changes
  * with every unique one (insert counts), so the operator keeps it on the heap and writes a copy back
@@ -75,9 +72,13 @@ import org.slf4j.LoggerFactory;
  * dropped yet.) Lateness is deliberately not judged from the newest event time seen: records are
  * shuffled from all partitions, and one partition may trail another by a day in a replay.
  *
- * <p><b>Time.</b> Expiry is by event time only (timers at bucket end + retention, one per shard and
- * bucket, namespaced by bucket id); replays expire buckets as the original run did. A processing-time
- * TTL ({@link DedupSettings#stateTtl()}) bounds state if event time ever stops moving.
+ * <p><b>Time.</b> Expiry is by event time (timers at bucket end + retention, one per shard and bucket,
+ * namespaced by bucket id); replays expire buckets as the original run did. A processing-time safety
+ * timer per shard and bucket ({@link DedupSettings#stateTtl()} after its creation) drops a bucket that
+ * event time has not expired by then, so state stays bounded if the watermark ever stops. It replaces
+ * Flink's state TTL, which gives the same bound but whose incremental cleanup on the heap backend
+ * visits the state table at every access and halved this operator's throughput there (measured:
+ * 0.64M vs 1.27M events/s); a timer per bucket costs nothing per record.
  *
  * <p><b>Rescaling.</b> All state is keyed by shard, and shards map one-to-one onto key groups
  * ({@link ShardKeys}), so Flink moves whole filters with their key groups. The shard count itself
@@ -105,7 +106,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public static final String ACCUMULATOR_LATE = "late";
 
     static final String DIRECTORY_STATE = "bucket-filters";
-    static final String PAGES_STATE = "bloom-pages";
+    static final String PAGES_STATE = "bloom-page-groups";
     static final String SHARDS_STATE = "shard-count";
     static final String WATERMARK_STATE = "lateness-watermark";
     static final String EXPIRY_TIMERS = "bucket-expiry";
@@ -115,13 +116,18 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient TimeBuckets buckets;
     private transient DedupPlan plan;
     private transient ValueState<BucketFilters> directoryState;
-    private transient MapStateBloomPages pages;
+    private transient MapStatePageGroups pages;
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
     private transient ListState<Long> watermarkState;
     private transient long restoredWatermark;
-    private transient Map<Integer, BucketFilters> directories;
-    private transient Set<Integer> dirtyShards;
+    private transient long safetyTtlMillis;
+    private transient ShardKeys shardKeys;
+    /** Per shard (index = shard number, not Flink key): the cached directory, and whether it changed since the last flush. */
+    private transient BucketFilters[] directories;
+    private transient boolean[] dirty;
+    private transient int[] dirtyShards;
+    private transient int dirtyCount;
     private transient Set<Long> bucketsWarnedAbout;
     private transient DedupMetrics metrics;
     private transient LongCounter uniqueTotal;
@@ -144,8 +150,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         buckets = new TimeBuckets(plan.timeBuckets().bucketSize(), plan.timeBuckets().retention(), plan.timeBuckets().zone());
 
         directoryState = getPartitionedState(directoryDescriptor(settings));
-        MapState<Long, long[]> pageState = getPartitionedState(pagesDescriptor(settings));
-        pages = new MapStateBloomPages(pageState);
+        MapState<Long, PageGroup> pageState = getPartitionedState(pagesDescriptor(settings));
+        pages = new MapStatePageGroups(pageState);
 
         shardCountState = context.getOperatorStateStore()
                 .getUnionListState(new ListStateDescriptor<>(SHARDS_STATE, IntSerializer.INSTANCE));
@@ -163,6 +169,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         watermarkState = context.getOperatorStateStore()
                 .getUnionListState(new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
+        safetyTtlMillis = settings.stateTtl().toMillis();
         restoredWatermark = Long.MIN_VALUE;
         for (Long watermark : watermarkState.get()) {
             restoredWatermark = Math.max(restoredWatermark, watermark);
@@ -180,28 +187,14 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         return Math.max(expiryTimers.currentWatermark(), restoredWatermark);
     }
 
-    /** Descriptor of the per-shard bucket directory (with the safety TTL, if any). */
+    /** Descriptor of the per-shard bucket directory. */
     static ValueStateDescriptor<BucketFilters> directoryDescriptor(DedupSettings settings) {
-        ValueStateDescriptor<BucketFilters> descriptor = new ValueStateDescriptor<>(DIRECTORY_STATE, BucketFiltersSerializer.INSTANCE);
-        withSafetyTtl(descriptor, settings);
-        return descriptor;
+        return new ValueStateDescriptor<>(DIRECTORY_STATE, BucketFiltersSerializer.INSTANCE);
     }
 
-    /** Descriptor of the per-shard Bloom pages, keyed by {@code PageAddress} (with the safety TTL, if any). */
-    static MapStateDescriptor<Long, long[]> pagesDescriptor(DedupSettings settings) {
-        MapStateDescriptor<Long, long[]> descriptor =
-                new MapStateDescriptor<>(PAGES_STATE, LongSerializer.INSTANCE, BloomPageSerializer.INSTANCE);
-        withSafetyTtl(descriptor, settings);
-        return descriptor;
-    }
-
-    private static void withSafetyTtl(StateDescriptor<?, ?> descriptor, DedupSettings settings) {
-        if (!settings.stateTtl().isZero()) {
-            descriptor.enableTimeToLive(StateTtlConfig.newBuilder(settings.stateTtl())
-                    .updateTtlOnCreateAndWrite()
-                    .neverReturnExpired()
-                    .build());
-        }
+    /** Descriptor of the per-shard Bloom page groups, keyed by {@code PageAddress}. */
+    static MapStateDescriptor<Long, PageGroup> pagesDescriptor(DedupSettings settings) {
+        return new MapStateDescriptor<>(PAGES_STATE, LongSerializer.INSTANCE, PageGroupSerializer.INSTANCE);
     }
 
     @Override
@@ -215,8 +208,10 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         getRuntimeContext().addAccumulator(ACCUMULATOR_UNIQUE, uniqueTotal);
         getRuntimeContext().addAccumulator(ACCUMULATOR_DUPLICATES, duplicatesTotal);
         getRuntimeContext().addAccumulator(ACCUMULATOR_LATE, lateTotal);
-        directories = new HashMap<>();
-        dirtyShards = new HashSet<>();
+        shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+        directories = new BucketFilters[plan.shards()];
+        dirty = new boolean[plan.shards()];
+        dirtyShards = new int[plan.shards()];
         bucketsWarnedAbout = new HashSet<>();
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
@@ -225,12 +220,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                 (key, state) -> {
                     BucketFilters restored = state.value();
                     if (restored != null) {
-                        directories.put((Integer) key, restored.copy());
+                        directories[shardKeys.shardOf((Integer) key)] = restored.copy();
                     }
                 });
-        metrics.updateGauges(directories.values());
+        metrics.updateGauges(directories);
         long interval = settings.gaugeInterval().toMillis();
-        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories.values()), interval, interval);
+        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories), interval, interval);
     }
 
     @Override
@@ -246,10 +241,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             return;
         }
 
-        Integer shardKey = (Integer) getCurrentKey();
-        BucketFilters directory = directoryOf(shardKey);
+        int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
+        BucketFilters directory = directoryOf(shard);
         long adIdHash = HashMixing.adIdHash(impression.adId());
         hashedScheme = null;
+        pages.beginRecord();
 
         long last = buckets.lastBucketToCheck(eventTime);
         for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
@@ -259,7 +255,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             }
             ScalableBloomFilter filter = directory.filterAt(i);
             hash(impression, adIdHash, filter.fingerprintScheme());
-            pages.select(bucket);
+            pages.select(bucket, filter);
             if (filter.mightContain(h1, h2, pages)) {
                 metrics.duplicates.inc();
                 duplicatesTotal.add(1L);
@@ -276,13 +272,16 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             filter = plan.newBucketFilter();
             directory.put(ownBucket, filter);
             expiryTimers.registerEventTimeTimer(ownBucket, buckets.expiryOf(ownBucket));
+            if (safetyTtlMillis > 0) {
+                expiryTimers.registerProcessingTimeTimer(ownBucket, expiryTimers.currentProcessingTime() + safetyTtlMillis);
+            }
         }
         hash(impression, adIdHash, filter.fingerprintScheme());
-        pages.select(ownBucket);
+        pages.select(ownBucket, filter);
         if (filter.insertAbsent(h1, h2, pages)) {
-            onGrowth(shardKey, ownBucket, filter);
+            onGrowth(shard, ownBucket, filter);
         }
-        dirtyShards.add(shardKey);
+        markDirty(shard);
         metrics.unique.inc();
         uniqueTotal.add(1L);
         output.collect(element);
@@ -297,33 +296,41 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
     }
 
-    private BucketFilters directoryOf(Integer shardKey) throws Exception {
-        BucketFilters directory = directories.get(shardKey);
+    /** The cached directory of {@code shard}, whose key must be the current key. */
+    private BucketFilters directoryOf(int shard) throws Exception {
+        BucketFilters directory = directories[shard];
         if (directory == null) {
             BucketFilters stored = directoryState.value();
             directory = stored == null ? new BucketFilters() : stored.copy();
-            directories.put(shardKey, directory);
+            directories[shard] = directory;
         }
         return directory;
     }
 
+    private void markDirty(int shard) {
+        if (!dirty[shard]) {
+            dirty[shard] = true;
+            dirtyShards[dirtyCount++] = shard;
+        }
+    }
+
     /** Counts every added layer; warns once per bucket (per subtask), at the first shard that overflows. */
-    private void onGrowth(Integer shardKey, long bucket, ScalableBloomFilter filter) {
+    private void onGrowth(int shard, long bucket, ScalableBloomFilter filter) {
         metrics.filterExpansions.inc();
         if (bucketsWarnedAbout.add(bucket)) {
             LOG.warn(
-                    "Bucket {} of shard key {} reached its planned capacity of {} unique impressions; added a layer"
+                    "Bucket {} of shard {} reached its planned capacity of {} unique impressions; added a layer"
                             + " for {} more at FPP {}. Traffic is over plan: the FPP stays within budget, but"
                             + " state grows. Other shards of this bucket will follow quietly (metric filter-expansions);"
                             + " raise the planned capacity if this is the new normal.",
                     Instant.ofEpochMilli(buckets.startOf(bucket)),
-                    shardKey,
+                    shard,
                     filter.initialCapacity(),
                     filter.layers().get(filter.layerCount() - 1).capacity(),
                     filter.layers().get(filter.layerCount() - 1).fpp());
         } else {
-            LOG.debug("Bucket {} of shard key {} grew to {} layers ({} impressions)",
-                    Instant.ofEpochMilli(buckets.startOf(bucket)), shardKey, filter.layerCount(), filter.inserted());
+            LOG.debug("Bucket {} of shard {} grew to {} layers ({} impressions)",
+                    Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.layerCount(), filter.inserted());
         }
     }
 
@@ -340,33 +347,53 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     @Override
     public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
-        Integer shardKey = timer.getKey();
-        long bucket = timer.getNamespace();
-        BucketFilters directory = directoryOf(shardKey);
-        ScalableBloomFilter expired = directory.remove(bucket);
-        if (expired != null) {
-            pages.removeAll(bucket, expired);
+        if (dropBucket(shardKeys.shardOf(timer.getKey()), timer.getNamespace())) {
             metrics.bucketsExpired.inc();
         }
+    }
+
+    /**
+     * The safety timer of a bucket event time has not expired: the watermark has not moved past it in
+     * the safety TTL. Dropping it keeps state bounded; a copy of one of its impressions arriving later
+     * could pass, which is why the TTL is days longer than any bucket's normal life.
+     */
+    @Override
+    public void onProcessingTime(InternalTimer<Integer, Long> timer) throws Exception {
+        int shard = shardKeys.shardOf(timer.getKey());
+        long bucket = timer.getNamespace();
+        if (dropBucket(shard, bucket)) {
+            expiryTimers.deleteEventTimeTimer(bucket, buckets.expiryOf(bucket));
+            metrics.bucketsDroppedBySafetyTtl.inc();
+            LOG.warn("Bucket {} of shard {} dropped by the safety TTL ({}) before the watermark ({}) expired it:"
+                            + " is event time stuck (a partition without data and no idleness set)?",
+                    Instant.ofEpochMilli(buckets.startOf(bucket)), shard, settings.stateTtl(),
+                    Instant.ofEpochMilli(expiryTimers.currentWatermark()));
+        }
+    }
+
+    /** Removes a bucket's filter and pages from a shard; returns whether it was there. */
+    private boolean dropBucket(int shard, long bucket) throws Exception {
+        BucketFilters directory = directoryOf(shard);
+        ScalableBloomFilter dropped = directory.remove(bucket);
+        if (dropped != null) {
+            pages.removeBucket(bucket);
+        }
+        // Written through here (rare): the directory in state never lists a bucket whose pages are gone.
         if (directory.isEmpty()) {
             directoryState.clear();
-            directories.remove(shardKey);
+            directories[shard] = null;
         } else {
             directoryState.update(directory.copy());
         }
-        dirtyShards.remove(shardKey);
-    }
-
-    @Override
-    public void onProcessingTime(InternalTimer<Integer, Long> timer) {
-        throw new IllegalStateException("The dedup operator registers no processing-time timers");
+        dirty[shard] = false; // stays in dirtyShards; the flush skips clean entries
+        return dropped != null;
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         flushDirectories();
-        metrics.updateGauges(directories.values());
+        metrics.updateGauges(directories);
     }
 
     @Override
@@ -387,11 +414,14 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     /** Writes every changed directory back to keyed state (a copy: see the class comment). */
     private void flushDirectories() throws Exception {
-        for (Iterator<Integer> it = dirtyShards.iterator(); it.hasNext(); ) {
-            Integer shardKey = it.next();
-            setCurrentKey(shardKey);
-            directoryState.update(directories.get(shardKey).copy());
-            it.remove();
+        for (int i = 0; i < dirtyCount; i++) {
+            int shard = dirtyShards[i];
+            if (dirty[shard] && directories[shard] != null) {
+                setCurrentKey(shardKeys.keyOf(shard));
+                directoryState.update(directories[shard].copy());
+            }
+            dirty[shard] = false;
         }
+        dirtyCount = 0;
     }
 }

@@ -39,7 +39,10 @@ public final class DedupSettings implements Serializable {
         return emitDuplicates;
     }
 
-    /** Processing-time TTL on all dedup state, or {@link Duration#ZERO} for none. */
+    /**
+     * Processing-time safety TTL: a bucket is dropped this long after its creation if event time has
+     * not expired it by then; {@link Duration#ZERO} for none.
+     */
     public Duration stateTtl() {
         return stateTtl;
     }
@@ -52,7 +55,7 @@ public final class DedupSettings implements Serializable {
      * The default safety TTL: retention + one bucket (the longest a bucket's state is needed in event
      * time) + 7 days. It only matters if event time stops (a stuck watermark would otherwise keep
      * buckets forever); it must exceed any outage the job should survive with its state intact,
-     * because TTL counts processing time since the last write.
+     * because it counts processing time from the bucket's creation.
      */
     public static Duration defaultStateTtl(DedupPlan plan) {
         return plan.timeBuckets().retention().plus(plan.timeBuckets().bucketSize()).plus(Duration.ofDays(7));

@@ -3,7 +3,7 @@ package io.impressiondedup.operators.dedup;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -145,14 +145,16 @@ final class DedupHarness implements AutoCloseable {
         }
     }
 
-    /** Page entries in keyed state for {@code shardKey}, per bucket. */
+    /** Pages in keyed state for {@code shardKey}, per bucket (sub-pages of the shard's page groups). */
     Map<Long, Long> pagesPerBucket(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);
-        MapState<Long, long[]> pages = backend().getPartitionedState(
+        MapState<Long, PageGroup> groups = backend().getPartitionedState(
                 VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.pagesDescriptor(settings));
         Map<Long, Long> perBucket = new java.util.TreeMap<>();
-        for (Long address : pages.keys()) {
-            perBucket.merge(PageAddress.bucket(address), 1L, Long::sum);
+        for (PageGroup group : groups.values()) {
+            for (int i = 0; i < group.size(); i++) {
+                perBucket.merge(group.bucketAt(i), 1L, Long::sum);
+            }
         }
         return perBucket;
     }

@@ -262,6 +262,30 @@ class DedupOperatorTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void aBucketTheWatermarkNeverExpiresIsDroppedByTheSafetyTtl(Backend backend) throws Exception {
+        DedupSettings settings = DedupSettings.builder().plan(defaults().plan()).stateTtl(java.time.Duration.ofDays(4)).build();
+        try (DedupHarness h = DedupHarness.open(settings, backend)) {
+            h.harness.setProcessingTime(0);
+            Impression impression = impression("r", "a", T0 + HOUR);
+            h.process(impression);
+            int shardKey = h.shardKeyOf(impression);
+            h.snapshot(1);
+            assertThat(h.pagesPerBucket(shardKey)).isNotEmpty();
+
+            h.harness.setProcessingTime(4 * DAY - 1); // the watermark never moves
+            assertThat(h.pagesPerBucket(shardKey)).isNotEmpty();
+            h.harness.setProcessingTime(4 * DAY);
+
+            assertThat(h.pagesPerBucket(shardKey)).isEmpty();
+            assertThat(h.shardsWithDirectory()).isZero();
+            assertThat(h.harness.numEventTimeTimers()).isZero();
+            assertThat(h.counter(DedupMetrics.BUCKETS_DROPPED_BY_SAFETY_TTL)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.BUCKETS_EXPIRED)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void restoringWithAnotherShardCountFailsNamingBothCounts(Backend backend) throws Exception {
         OperatorSubtaskState state;
         try (DedupHarness h = DedupHarness.open(settings(1000, 128), backend)) {

@@ -7,9 +7,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.apache.flink.configuration.ConfigOption;
@@ -43,6 +45,7 @@ public final class CommandLineOptions {
     private final Map<String, ConfigOption<?>> options = new LinkedHashMap<>();
     private final Map<String, String> passThroughPrefixes = new LinkedHashMap<>();
     private final List<Rule<?>> rules = new ArrayList<>();
+    private final Set<String> required = new LinkedHashSet<>();
 
     public CommandLineOptions(String command, String summary) {
         this.command = command;
@@ -54,6 +57,20 @@ public final class CommandLineOptions {
             if (options.put(option.key(), option) != null) {
                 throw new IllegalArgumentException("Option --" + option.key() + " registered twice");
             }
+        }
+        return this;
+    }
+
+    /**
+     * Marks options without a default as required: parsing fails naming the first one missing, and
+     * the help says "(required)". Options without a default that are not marked are optional.
+     */
+    public CommandLineOptions required(ConfigOption<?>... requiredOptions) {
+        for (ConfigOption<?> option : requiredOptions) {
+            if (!options.containsKey(option.key()) || option.hasDefaultValue()) {
+                throw new IllegalArgumentException("Option --" + option.key() + " is not registered or has a default");
+            }
+            required.add(option.key());
         }
         return this;
     }
@@ -135,6 +152,12 @@ public final class CommandLineOptions {
         merged.putAll(given);
         CommandLine parsed = new CommandLine(Configuration.fromMap(merged), passThrough, help);
         if (!help) {
+            for (String key : required) {
+                if (!merged.containsKey(key)) {
+                    throw new InvalidCommandLineException("Missing required option --" + key + ": "
+                            + plainText(options.get(key)) + " Run '" + command + " --help' for the list.");
+                }
+            }
             for (String key : merged.keySet()) {
                 parsed.get(options.get(key)); // parse every given value now, so errors name the option early
             }
@@ -199,7 +222,11 @@ public final class CommandLineOptions {
         sb.append("Usage: ").append(command).append(" [--name value ...]\n\n").append(summary).append("\n\nOptions:\n");
         for (ConfigOption<?> option : options.values()) {
             sb.append("  --").append(option.key());
-            sb.append(option.hasDefaultValue() ? "  (default: " + formatValue(option.defaultValue()) + ")" : "  (required)");
+            if (option.hasDefaultValue()) {
+                sb.append("  (default: ").append(formatValue(option.defaultValue())).append(')');
+            } else if (required.contains(option.key())) {
+                sb.append("  (required)");
+            }
             sb.append('\n');
             appendWrapped(sb, plainText(option), "      ");
         }

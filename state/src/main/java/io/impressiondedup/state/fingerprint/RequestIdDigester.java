@@ -64,8 +64,20 @@ public final class RequestIdDigester {
             utf8 = new byte[Math.max(n * 3, utf8.length * 2)];
         }
         byte[] out = utf8;
-        int pos = 0;
-        for (int i = 0; i < n; i++) {
+        // ASCII first (request ids nearly always are): a tight loop the JIT keeps simple.
+        int ascii = 0;
+        while (ascii < n) {
+            char c = s.charAt(ascii);
+            if (c >= 0x80) {
+                break;
+            }
+            out[ascii++] = (byte) c;
+        }
+        if (ascii == n) {
+            return n;
+        }
+        int pos = ascii;
+        for (int i = ascii; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 out[pos++] = (byte) c;

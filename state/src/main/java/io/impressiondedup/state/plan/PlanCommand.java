@@ -52,6 +52,7 @@ public final class PlanCommand {
                     "Prints the Bloom filter sizing, memory, checkpoint size and truncation collisions of a planned"
                             + " deployment, next to the state exact dedup would need.")
             .add(DAILY_VOLUME, FPP, RETENTION, BUCKET_SIZE, SHARDS, KEY_BITS, PAGE_BYTES, ZONE)
+            .required(DAILY_VOLUME)
             .require(DAILY_VOLUME, v -> v > 0, "a positive number of impressions")
             .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001")
             .require(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d")

@@ -17,36 +17,39 @@ class CommandLineOptionsTest {
     private static final ConfigOption<Boolean> BOUNDED = ConfigOptions.key("bounded").booleanType().defaultValue(false).withDescription("Stop at the end.");
     private static final ConfigOption<Duration> WAIT = ConfigOptions.key("wait").durationType().defaultValue(Duration.ofSeconds(5)).withDescription("How long.");
     private static final ConfigOption<String> TOPIC = ConfigOptions.key("topic").stringType().noDefaultValue().withDescription("Where.");
+    private static final ConfigOption<String> AUDIT = ConfigOptions.key("audit").stringType().noDefaultValue().withDescription("Optional copy.");
 
     private final CommandLineOptions options = new CommandLineOptions("demo", "A demo.")
-            .add(COUNT, BOUNDED, WAIT, TOPIC)
+            .add(COUNT, BOUNDED, WAIT, TOPIC, AUDIT)
+            .required(TOPIC)
             .require(COUNT, c -> c > 0, "a positive count")
             .addPassThrough("kafka.", "Any Kafka client property.");
 
     @Test
     void valuesAreTypedAndDefaultsApply() {
-        CommandLine cl = options.parse("--count", "3", "--wait=2min");
+        CommandLine cl = options.parse("--count", "3", "--wait=2min", "--topic", "t");
         assertThat(cl.get(COUNT)).isEqualTo(3);
         assertThat(cl.get(WAIT)).isEqualTo(Duration.ofMinutes(2));
         assertThat(cl.get(BOUNDED)).isFalse();
-        assertThat(cl.getOptional(TOPIC)).isEmpty();
+        assertThat(cl.getOptional(AUDIT)).isEmpty();
     }
 
     @Test
     void aBooleanOptionAloneMeansTrue() {
-        assertThat(options.parse("--bounded", "--count", "1").get(BOUNDED)).isTrue();
-        assertThat(options.parse("--bounded", "false").get(BOUNDED)).isFalse();
+        assertThat(options.parse("--bounded", "--count", "1", "--topic", "t").get(BOUNDED)).isTrue();
+        assertThat(options.parse("--bounded", "false", "--topic", "t").get(BOUNDED)).isFalse();
     }
 
     @Test
     void passThroughPropertiesAreCollectedWithoutTheirPrefix() {
-        CommandLine cl = options.parse("--kafka.security.protocol", "SASL_SSL", "--kafka.sasl.jaas.config", "secret-value");
+        CommandLine cl = options.parse("--kafka.security.protocol", "SASL_SSL", "--kafka.sasl.jaas.config", "secret-value", "--topic", "t");
         assertThat(cl.passThrough("kafka.")).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.jaas.config", "secret-value");
     }
 
     @Test
     void describeNeverShowsSecretsInClear() {
-        CommandLine cl = options.parse("--kafka.sasl.jaas.config", "org.apache...PlainLoginModule password=\"hunter2\"", "--kafka.ssl.truststore.password", "pw");
+        CommandLine cl = options.parse("--kafka.sasl.jaas.config", "org.apache...PlainLoginModule password=\"hunter2\"", "--kafka.ssl.truststore.password", "pw",
+                "--topic", "t");
         String described = options.describe(cl);
         assertThat(described).doesNotContain("hunter2").doesNotContain("= pw").contains("kafka.sasl.jaas.config = ******");
     }
@@ -73,7 +76,7 @@ class CommandLineOptionsTest {
 
     @Test
     void rulesNameTheOptionTheValueAndWhatWasExpected() {
-        assertThatThrownBy(() -> options.parse("--count", "0"))
+        assertThatThrownBy(() -> options.parse("--count", "0", "--topic", "t"))
                 .isInstanceOf(InvalidCommandLineException.class)
                 .hasMessage("Invalid value '0' for --count: expected a positive count");
     }
@@ -90,8 +93,15 @@ class CommandLineOptionsTest {
 
     @Test
     void aRequiredOptionThatIsMissingIsNamedWithItsDescription() {
-        CommandLine cl = options.parse();
-        assertThatThrownBy(() -> cl.getRequired(TOPIC)).hasMessageContaining("--topic").hasMessageContaining("Where.");
+        assertThatThrownBy(() -> options.parse("--count", "3"))
+                .isInstanceOf(InvalidCommandLineException.class)
+                .hasMessageContaining("Missing required option --topic")
+                .hasMessageContaining("Where.");
+    }
+
+    @Test
+    void anOptionWithoutDefaultThatIsNotRequiredMayBeLeftOut() {
+        assertThat(options.parse("--topic", "t").getOptional(AUDIT)).isEmpty();
     }
 
     @Test
@@ -103,6 +113,7 @@ class CommandLineOptionsTest {
                 .contains("How many.")
                 .contains("--wait  (default: 5 s)")
                 .contains("--topic  (required)")
+                .contains("--audit\n")
                 .contains("--kafka.<property> <value>");
     }
 }

@@ -2,6 +2,7 @@ package io.impressiondedup.state.serialization;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
@@ -16,7 +17,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * The golden state of format v1: two buckets of one shard, the first grown to two layers, with every
- * page, plus the serializer snapshots. Written once to {@code src/test/resources/golden/} and
+ * page in its page group, plus the serializer snapshots. Written once to {@code src/test/resources/golden/} and
  * committed; {@code GoldenFormatV1Test} proves every later build still reads it and still finds every
  * element in it.
  *
@@ -25,8 +26,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  */
 final class GoldenFixture {
 
-    static final String RESOURCE = "/golden/bucket-filters-v1.bin";
-    static final byte[] MAGIC = "IMPRESSION-DEDUP-GOLDEN-1".getBytes(StandardCharsets.US_ASCII);
+    static final String RESOURCE = "/golden/dedup-state-v1.bin";
+    static final byte[] MAGIC = "IMPRESSION-DEDUP-GOLDEN-2".getBytes(StandardCharsets.US_ASCII);
 
     static final long FIRST_BUCKET = 20_000;
     static final long SECOND_BUCKET = 20_001;
@@ -37,9 +38,9 @@ final class GoldenFixture {
     static final FingerprintScheme SCHEME = FingerprintScheme.withKeyBits(64);
 
     final BucketFilters directory;
-    final Map<Long, long[]> pages;
+    final Map<Long, PageGroup> pages;
 
-    GoldenFixture(BucketFilters directory, Map<Long, long[]> pages) {
+    GoldenFixture(BucketFilters directory, Map<Long, PageGroup> pages) {
         this.directory = directory;
         this.pages = pages;
     }
@@ -47,13 +48,13 @@ final class GoldenFixture {
     /** Builds the fixture's content with the current code. */
     static GoldenFixture build() {
         BucketFilters directory = new BucketFilters();
-        Map<Long, long[]> pages = new TreeMap<>();
+        Map<Long, PageGroup> pages = new TreeMap<>();
         fill(directory, pages, FIRST_BUCKET, FIRST_SEED, FIRST_BUCKET_ELEMENTS);
         fill(directory, pages, SECOND_BUCKET, SECOND_SEED, SECOND_BUCKET_ELEMENTS);
         return new GoldenFixture(directory, pages);
     }
 
-    private static void fill(BucketFilters directory, Map<Long, long[]> pages, long bucket, long seed, int count) {
+    private static void fill(BucketFilters directory, Map<Long, PageGroup> pages, long bucket, long seed, int count) {
         ScalableBloomFilter filter = ScalableBloomFilter.create(SCHEME, 300, 0.01, 2);
         HeapBloomPages heap = new HeapBloomPages();
         TestElements elements = new TestElements(seed, SCHEME);
@@ -63,10 +64,11 @@ final class GoldenFixture {
         }
         directory.put(bucket, filter);
         for (int layer = 0; layer < filter.layerCount(); layer++) {
+            int slot = PageAddress.slotOf(filter.layers().get(layer).geometry());
             for (int page = 0; page < filter.layers().get(layer).geometry().numPages(); page++) {
                 long[] words = heap.readPage(layer, page);
                 if (words != null) {
-                    pages.put(PageAddress.pack(bucket, layer, page), words);
+                    pages.computeIfAbsent(PageAddress.pack(slot, page), k -> new PageGroup()).put(bucket, layer, words);
                 }
             }
         }
@@ -76,12 +78,12 @@ final class GoldenFixture {
         DataOutputSerializer out = new DataOutputSerializer(4096);
         out.write(MAGIC);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, BucketFiltersSerializer.INSTANCE.snapshotConfiguration());
-        TypeSerializerSnapshot.writeVersionedSnapshot(out, BloomPageSerializer.INSTANCE.snapshotConfiguration());
+        TypeSerializerSnapshot.writeVersionedSnapshot(out, PageGroupSerializer.INSTANCE.snapshotConfiguration());
         BucketFiltersSerializer.INSTANCE.serialize(directory, out);
         out.writeInt(pages.size());
-        for (Map.Entry<Long, long[]> page : pages.entrySet()) {
+        for (Map.Entry<Long, PageGroup> page : pages.entrySet()) {
             out.writeLong(page.getKey());
-            BloomPageSerializer.INSTANCE.serialize(page.getValue(), out);
+            PageGroupSerializer.INSTANCE.serialize(page.getValue(), out);
         }
         return out.getCopyOfBuffer();
     }
@@ -89,7 +91,7 @@ final class GoldenFixture {
     /** What a reader gets back from a fixture file, with the serializers its snapshots restore. */
     static final class Read {
         TypeSerializerSnapshot<BucketFilters> directorySnapshot;
-        TypeSerializerSnapshot<long[]> pageSnapshot;
+        TypeSerializerSnapshot<PageGroup> pageSnapshot;
         GoldenFixture fixture;
     }
 
@@ -106,7 +108,7 @@ final class GoldenFixture {
         read.pageSnapshot = TypeSerializerSnapshot.readVersionedSnapshot(in, loader);
         BucketFilters directory = read.directorySnapshot.restoreSerializer().deserialize(in);
         int pageCount = in.readInt();
-        Map<Long, long[]> pages = new TreeMap<>();
+        Map<Long, PageGroup> pages = new TreeMap<>();
         for (int i = 0; i < pageCount; i++) {
             long address = in.readLong();
             pages.put(address, read.pageSnapshot.restoreSerializer().deserialize(in));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.HeapBloomPages;
@@ -41,7 +42,7 @@ class GoldenFormatV1Test {
                         .resolveSchemaCompatibility(read.directorySnapshot)
                         .isCompatibleAsIs())
                 .isTrue();
-        assertThat(BloomPageSerializer.INSTANCE.snapshotConfiguration()
+        assertThat(PageGroupSerializer.INSTANCE.snapshotConfiguration()
                         .resolveSchemaCompatibility(read.pageSnapshot)
                         .isCompatibleAsIs())
                 .isTrue();
@@ -79,9 +80,12 @@ class GoldenFormatV1Test {
 
     private static void assertAllFound(GoldenFixture fixture, long bucket, long seed, int count) {
         HeapBloomPages pages = new HeapBloomPages();
-        for (Map.Entry<Long, long[]> page : fixture.pages.entrySet()) {
-            if (PageAddress.bucket(page.getKey()) == bucket) {
-                pages.writePage(PageAddress.layer(page.getKey()), PageAddress.page(page.getKey()), page.getValue());
+        for (Map.Entry<Long, PageGroup> entry : fixture.pages.entrySet()) {
+            PageGroup group = entry.getValue();
+            for (int i = 0; i < group.size(); i++) {
+                if (group.bucketAt(i) == bucket) {
+                    pages.writePage(group.layerAt(i), PageAddress.page(entry.getKey()), group.pageAt(i));
+                }
             }
         }
         ScalableBloomFilter filter = fixture.directory.get(bucket);

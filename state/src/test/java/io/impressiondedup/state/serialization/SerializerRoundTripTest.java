@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
@@ -35,18 +36,23 @@ class SerializerRoundTripTest {
     }
 
     @Test
-    void aPageRoundTripsWordForWord() throws IOException {
-        long[] page = {0L, -1L, 0x8000000000000001L, 42L};
-        assertThat(roundTrip(BloomPageSerializer.INSTANCE, page)).containsExactly(page);
+    void aPageGroupRoundTripsWordForWord() throws IOException {
+        PageGroup group = new PageGroup();
+        group.put(20_000, 0, new long[] {0L, -1L, 0x8000000000000001L, 42L});
+        group.put(-3, 255, new long[] {7L});
+        PageGroup read = roundTrip(PageGroupSerializer.INSTANCE, group);
+        assertThat(read).isEqualTo(group);
+        assertThat(read.find(-3, 255)).containsExactly(7L);
     }
 
     @Test
-    void copyingSerializedPagesCopiesTheBytes() throws IOException {
-        long[] page = {1L, 2L, 3L};
+    void copyingASerializedGroupCopiesTheBytes() throws IOException {
+        PageGroup group = new PageGroup();
+        group.put(1, 0, new long[] {1L, 2L, 3L});
         DataOutputSerializer out = new DataOutputSerializer(64);
-        BloomPageSerializer.INSTANCE.serialize(page, out);
+        PageGroupSerializer.INSTANCE.serialize(group, out);
         DataOutputSerializer copy = new DataOutputSerializer(64);
-        BloomPageSerializer.INSTANCE.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copy);
+        PageGroupSerializer.INSTANCE.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copy);
         assertThat(copy.getCopyOfBuffer()).isEqualTo(out.getCopyOfBuffer());
     }
 
@@ -78,8 +84,9 @@ class SerializerRoundTripTest {
         ScalableBloomFilter filter = grownFilter();
         ScalableBloomFilter copy = ScalableBloomFilterSerializer.INSTANCE.copy(filter);
         assertThat(copy).isEqualTo(filter).isNotSameAs(filter);
-        long[] page = {1L};
-        assertThat(BloomPageSerializer.INSTANCE.copy(page)).isNotSameAs(page).containsExactly(1L);
+        PageGroup group = new PageGroup();
+        group.put(1, 0, new long[] {1L});
+        assertThat(PageGroupSerializer.INSTANCE.copy(group)).isNotSameAs(group).isEqualTo(group);
     }
 
     @Test
@@ -91,9 +98,9 @@ class SerializerRoundTripTest {
     }
 
     @Test
-    void aCorruptPageLengthIsRejected() {
+    void aCorruptGroupIsRejected() {
         byte[] bytes = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
-        assertThatThrownBy(() -> BloomPageSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
+        assertThatThrownBy(() -> PageGroupSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("Corrupt");
     }
@@ -112,7 +119,7 @@ class SerializerRoundTripTest {
 
     @Test
     void aSnapshotFromANewerReleaseFailsTheRestoreInsteadOfMisreading() {
-        BloomPageSerializer.Snapshot snapshot = new BloomPageSerializer.Snapshot();
+        PageGroupSerializer.Snapshot snapshot = new PageGroupSerializer.Snapshot();
         assertThatThrownBy(() -> snapshot.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader()))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 2");
@@ -121,8 +128,8 @@ class SerializerRoundTripTest {
     @Test
     void anotherSerializersSnapshotIsIncompatible() {
         @SuppressWarnings({"unchecked", "rawtypes"})
-        TypeSerializerSnapshot<long[]> other = (TypeSerializerSnapshot) new ScalableBloomFilterSerializer.Snapshot();
-        assertThat(BloomPageSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(other).isIncompatible())
+        TypeSerializerSnapshot<PageGroup> other = (TypeSerializerSnapshot) new ScalableBloomFilterSerializer.Snapshot();
+        assertThat(PageGroupSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(other).isIncompatible())
                 .isTrue();
     }
 

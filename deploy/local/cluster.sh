@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# A real local cluster without the Flink distribution: a Kafka broker (KRaft) and a Flink standalone
+# session cluster (one JobManager, TaskManagers as separate JVMs), on classpaths Maven resolves from
+# Maven Central. Loopback only.
+#
+#   deploy/local/cluster.sh start [taskmanagers]   start Kafka, the JobManager and N TaskManagers (default 2)
+#   deploy/local/cluster.sh start-taskmanager      add a TaskManager
+#   deploy/local/cluster.sh kill-taskmanager ID    kill -9 a TaskManager (failover drills)
+#   deploy/local/cluster.sh status                 what runs, and the cluster overview
+#   deploy/local/cluster.sh stop                   stop everything; leaves no process behind, also after a failed run
+#
+# Environment: RUN_DIR (default deploy/local/run: logs, pids, checkpoints, savepoints, Kafka data),
+# REST_PORT (8081), KAFKA_PORT (9092), CONTROLLER_PORT (9093), JM_RPC_PORT (6123).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RUN_DIR=${RUN_DIR:-$REPO/deploy/local/run}
+REST_PORT=${REST_PORT:-8081}
+KAFKA_PORT=${KAFKA_PORT:-9092}
+CONTROLLER_PORT=${CONTROLLER_PORT:-9093}
+JM_RPC_PORT=${JM_RPC_PORT:-6123}
+CONF=$RUN_DIR/conf
+LOGS=$RUN_DIR/logs
+PIDS=$RUN_DIR/pids
+# Every JVM of this cluster carries this marker, so that stop finds them even without pid files.
+MARKER="-Dimpression.dedup.run=$RUN_DIR"
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+# The --add-opens/--add-exports Flink's scripts pass on Java 17 (env.java.default-opts.all); the
+# repository keeps the list once, for Maven's own JVM, in .mvn/jvm.config.
+JAVA17_OPTS=$(cat "$REPO/.mvn/jvm.config")
+
+log() { printf '[cluster] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+classpath() { # classpath <flink|kafka>
+  local file=$RUN_DIR/classpath-$1.txt
+  if [[ ! -s $file ]]; then
+    log "resolving the $1 classpath with Maven (first start only)"
+    mvn -q -B -Dstyle.color=never -f "$REPO/deploy/cluster/pom.xml" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file" >&2 \
+      || die "could not resolve the $1 classpath"
+  fi
+  cat "$file"
+}
+
+prepare_conf() {
+  mkdir -p "$CONF" "$LOGS" "$PIDS" "$RUN_DIR/tmp" "$RUN_DIR/checkpoints" "$RUN_DIR/savepoints"
+  sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#port: 8081#port: $REST_PORT#" -e "s#port: 6123#port: $JM_RPC_PORT#" \
+    "$REPO/deploy/conf/config.yaml" > "$CONF/config.yaml"
+  cp "$REPO/deploy/conf/log4j2.properties" "$CONF/log4j2.properties"
+  sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$CONTROLLER_PORT#g" \
+    "$REPO/deploy/conf/kafka-server.properties" > "$CONF/kafka-server.properties"
+}
+
+alive() { [[ -f $PIDS/$1.pid ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+
+# launch <name> <java args...>: start a JVM in its own session, record its pid.
+launch() {
+  local name=$1; shift
+  setsid "$JAVA" "$MARKER" -Dlog.file="$LOGS/$name.log" -Dlog4j.configurationFile="file:$CONF/log4j2.properties" \
+    -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" "$@" > "$LOGS/$name.out" 2>&1 < /dev/null &
+  echo $! > "$PIDS/$name.pid"
+}
+
+wait_for() { # wait_for <seconds> <description> <command...>
+  local seconds=$1 what=$2; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" > /dev/null 2>&1; do
+    ((SECONDS < deadline)) || die "timed out after ${seconds}s waiting for $what (logs: $LOGS)"
+    sleep 0.5
+  done
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# java_utils <GET_TM_RESOURCE_PARAMS|GET_JM_RESOURCE_PARAMS> <line>: what Flink's scripts compute:
+# line 1 the JVM memory flags, line 2 the derived memory options as -D arguments.
+java_utils() {
+  "$JAVA" -cp "$(classpath flink)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
+    | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | sed -n "${2}p" | cut -d: -f2-
+}
+
+start_kafka() {
+  alive kafka && { log "Kafka already runs"; return; }
+  port_open "$KAFKA_PORT" && die "port $KAFKA_PORT is taken (set KAFKA_PORT)"
+  local cp; cp=$(classpath kafka)
+  if [[ ! -f $RUN_DIR/kafka-data/meta.properties ]]; then
+    local id; id=$("$JAVA" -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+    "$JAVA" -cp "$cp" -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" -Dlog.file="$LOGS/kafka-format.log" \
+      kafka.tools.StorageTool format -t "$id" -c "$CONF/kafka-server.properties" > "$LOGS/kafka-format.out" 2>&1 \
+      || die "formatting Kafka storage failed: $LOGS/kafka-format.out"
+  fi
+  launch kafka -Xms512m -Xmx512m -cp "$cp" kafka.Kafka "$CONF/kafka-server.properties"
+  wait_for 90 "Kafka on port $KAFKA_PORT" port_open "$KAFKA_PORT"
+  log "Kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$PIDS/kafka.pid"))"
+}
+
+start_jobmanager() {
+  alive jobmanager && { log "JobManager already runs"; return; }
+  port_open "$REST_PORT" && die "port $REST_PORT is taken (set REST_PORT)"
+  local jvm dyn
+  jvm=$(java_utils GET_JM_RESOURCE_PARAMS 1); dyn=$(java_utils GET_JM_RESOURCE_PARAMS 2)
+  [[ -n $jvm ]] || die "could not compute the JobManager's memory flags from $CONF/config.yaml"
+  # shellcheck disable=SC2086
+  launch jobmanager $jvm $JAVA17_OPTS -cp "$(classpath flink)" \
+    org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$CONF" $dyn
+  wait_for 120 "the JobManager's REST API on port $REST_PORT" curl -sf "http://127.0.0.1:$REST_PORT/overview"
+  log "JobManager up: http://127.0.0.1:$REST_PORT (pid $(cat "$PIDS/jobmanager.pid"))"
+}
+
+taskmanager_registered() { # taskmanager_registered <resource id>
+  curl -sf "http://127.0.0.1:$REST_PORT/taskmanagers" | jq -e --arg id "$1" '[.taskmanagers[].id] | index($id) != null'
+}
+
+start_taskmanager() {
+  # Ids are never reused (a killed TaskManager's log stays next to its successor's).
+  local id=0
+  while [[ -f $PIDS/taskmanager-$id.pid || -f $LOGS/taskmanager-$id.log ]]; do id=$((id + 1)); done
+  local jvm dyn
+  jvm=$(java_utils GET_TM_RESOURCE_PARAMS 1); dyn=$(java_utils GET_TM_RESOURCE_PARAMS 2)
+  [[ -n $jvm ]] || die "could not compute the TaskManager's memory flags from $CONF/config.yaml"
+  local resource_id="taskmanager-$id"
+  # shellcheck disable=SC2086
+  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS -cp "$(classpath flink)" \
+    org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$CONF" $dyn -D "taskmanager.resource-id=$resource_id"
+  wait_for 120 "TaskManager $id to register" taskmanager_registered "$resource_id"
+  log "TaskManager $id up (pid $(cat "$PIDS/taskmanager-$id.pid"))"
+}
+
+# stop_pid <name>: SIGTERM, up to 30 s to exit, then SIGKILL.
+stop_pid() {
+  local file=$PIDS/$1.pid
+  [[ -f $file ]] || return 0
+  local pid; pid=$(cat "$file")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && { log "$1 did not stop within 30 s; killing it"; kill -KILL "$pid" 2>/dev/null || true; }
+  fi
+  rm -f "$file"
+}
+
+stop_all() {
+  for file in "$PIDS"/taskmanager-*.pid; do [[ -e $file ]] && stop_pid "$(basename "$file" .pid)"; done
+  stop_pid jobmanager
+  stop_pid kafka
+  # Anything of this cluster still alive (a pid file lost to a failed run): TERM, then KILL.
+  if pgrep -f -- "$MARKER" > /dev/null; then
+    pkill -TERM -f -- "$MARKER" || true
+    sleep 5
+    pkill -KILL -f -- "$MARKER" || true
+  fi
+  pgrep -f -- "$MARKER" > /dev/null && die "processes of $RUN_DIR survived: $(pgrep -f -- "$MARKER" | tr '\n' ' ')"
+  log "stopped; no process of $RUN_DIR left"
+}
+
+command -v curl > /dev/null || die "curl is required"
+command -v jq > /dev/null || die "jq is required"
+
+case ${1:-} in
+  start)
+    prepare_conf
+    start_kafka
+    start_jobmanager
+    for _ in $(seq 1 "${2:-2}"); do start_taskmanager; done
+    ;;
+  start-taskmanager)
+    start_taskmanager
+    ;;
+  kill-taskmanager)
+    [[ -n ${2:-} ]] || die "usage: $0 kill-taskmanager ID"
+    file=$PIDS/taskmanager-$2.pid
+    [[ -f $file ]] || die "no TaskManager $2"
+    kill -KILL "$(cat "$file")" && rm -f "$file"
+    log "killed TaskManager $2 (kill -9)"
+    ;;
+  status)
+    for file in "$PIDS"/*.pid; do
+      [[ -e $file ]] || continue
+      name=$(basename "$file" .pid)
+      if alive "$name"; then echo "$name: running (pid $(cat "$file"))"; else echo "$name: not running"; fi
+    done
+    curl -sf "http://127.0.0.1:$REST_PORT/overview" || echo "JobManager REST API not reachable on port $REST_PORT"
+    echo
+    ;;
+  stop)
+    stop_all
+    ;;
+  *)
+    sed -n '2,15p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The dedup job on a running Flink session cluster, through the REST API (no Flink CLI needed).
+#
+#   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH] -- JOB_ARGS...
+#       uploads job/target/dedup-job.jar (building it if missing), runs it, prints the job id
+#   deploy/local/job.sh stop-with-savepoint JOB_ID     prints the savepoint's path
+#   deploy/local/job.sh status JOB_ID                  prints the job's state (RUNNING, FINISHED, ...)
+#   deploy/local/job.sh wait-running JOB_ID            waits until every task of the job runs
+#   deploy/local/job.sh cancel JOB_ID
+#
+# Environment: REST_PORT (8081), JAR (default job/target/dedup-job.jar), RUN_DIR (for savepoints).
+#
+# Rescale: stop with a savepoint, then submit again with --from-savepoint and another --parallelism.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RUN_DIR=${RUN_DIR:-$REPO/deploy/local/run}
+REST=http://127.0.0.1:${REST_PORT:-8081}
+JAR=${JAR:-$REPO/job/target/dedup-job.jar}
+ENTRY_CLASS=io.impressiondedup.job.DedupJob
+
+log() { printf '[job] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+rest() { # rest <method> <path> [json]
+  local out
+  if [[ $# -ge 3 ]]; then
+    out=$(curl -sS -X "$1" -H 'Content-Type: application/json' -d "$3" "$REST$2") || die "$1 $2 failed"
+  else
+    out=$(curl -sS -X "$1" "$REST$2") || die "$1 $2 failed"
+  fi
+  if jq -e '.errors' <<< "$out" > /dev/null 2>&1; then
+    die "$1 $2: $(jq -r '.errors | join("; ")' <<< "$out" | head -c 2000)"
+  fi
+  printf '%s' "$out"
+}
+
+submit() {
+  local parallelism="" savepoint=""
+  while [[ $# -gt 0 && $1 != -- ]]; do
+    case $1 in
+      --parallelism) parallelism=$2; shift 2 ;;
+      --from-savepoint) savepoint=$2; shift 2 ;;
+      *) die "unknown option $1 (job arguments go after --)" ;;
+    esac
+  done
+  [[ ${1:-} == -- ]] && shift
+  if [[ ! -f $JAR ]]; then
+    log "building $JAR"
+    mvn -q -B -Dstyle.color=never -f "$REPO/pom.xml" install -DskipTests >&2 || die "build failed"
+  fi
+  local jar_id
+  jar_id=$(curl -sS -X POST -F "jarfile=@$JAR" "$REST/jars/upload" | jq -r '.filename // empty' | xargs -r basename)
+  [[ -n $jar_id ]] || die "uploading $JAR failed"
+  local body
+  body=$(jq -n --arg entry "$ENTRY_CLASS" --arg parallelism "$parallelism" --arg savepoint "$savepoint" \
+    --args '{entryClass: $entry, programArgsList: $ARGS.positional}
+            + (if $parallelism == "" then {} else {parallelism: ($parallelism | tonumber)} end)
+            + (if $savepoint == "" then {} else {savepointPath: $savepoint, allowNonRestoredState: false} end)' \
+    -- "$@")
+  local job_id
+  job_id=$(rest POST "/jars/$jar_id/run" "$body" | jq -r .jobid)
+  [[ -n $job_id && $job_id != null ]] || die "the cluster returned no job id"
+  log "submitted job $job_id${parallelism:+ at parallelism $parallelism}${savepoint:+ from $savepoint}"
+  echo "$job_id"
+}
+
+stop_with_savepoint() {
+  local job=$1
+  local trigger
+  trigger=$(rest POST "/jobs/$job/stop" "$(jq -n --arg dir "file://$RUN_DIR/savepoints" '{targetDirectory: $dir, drain: false}')" \
+    | jq -r '."request-id"')
+  for _ in $(seq 1 600); do
+    local result status
+    result=$(rest GET "/jobs/$job/savepoints/$trigger")
+    status=$(jq -r .status.id <<< "$result")
+    if [[ $status == COMPLETED ]]; then
+      local location
+      location=$(jq -r '.operation.location // empty' <<< "$result")
+      [[ -n $location ]] || die "the savepoint failed: $(jq -c '.operation."failure-cause"' <<< "$result" | head -c 2000)"
+      log "stopped job $job with savepoint $location"
+      echo "$location"
+      return
+    fi
+    sleep 0.5
+  done
+  die "the savepoint of job $job did not complete within 300 s"
+}
+
+status() { rest GET "/jobs/$1" | jq -r .state; }
+
+wait_running() {
+  for _ in $(seq 1 240); do
+    local state
+    state=$(rest GET "/jobs/$1")
+    if [[ $(jq -r .state <<< "$state") == RUNNING ]] \
+        && jq -e '[.vertices[].status] | all(. == "RUNNING" or . == "FINISHED")' <<< "$state" > /dev/null; then
+      log "job $1 runs"
+      return
+    fi
+    sleep 0.5
+  done
+  die "job $1 did not reach RUNNING within 120 s (state: $(status "$1"))"
+}
+
+command -v curl > /dev/null || die "curl is required"
+command -v jq > /dev/null || die "jq is required"
+
+case ${1:-} in
+  submit) shift; submit "$@" ;;
+  stop-with-savepoint) stop_with_savepoint "${2:?job id}" ;;
+  status) status "${2:?job id}" ;;
+  wait-running) wait_running "${2:?job id}" ;;
+  cancel) rest PATCH "/jobs/${2:?job id}?mode=cancel" > /dev/null; log "cancelled job $2" ;;
+  *) sed -n '2,14p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,136 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.BloomPageStore;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.util.FlinkRuntimeException;
+
+/**
+ * The pages of the current shard's filters, held in keyed {@code MapState} as {@link PageGroup}s keyed
+ * by {@link PageAddress} (geometry slot, page index), presented to a filter as that filter's pages.
+ *
+ * <p>A record's buckets usually share one geometry, so checking all of them reads one state entry
+ * and inserting writes that same entry back: each group is fetched at most once per record (misses
+ * included) and {@link #beginRecord()} forgets them. Nothing ever reads or writes a whole filter.
+ * {@link #select} names the bucket and filter a following {@code readPage}/{@code writePage} is for.
+ */
+final class MapStatePageGroups implements BloomPageStore {
+
+    private static final int MAX_FETCHED = 8;
+
+    private final MapState<Long, PageGroup> groups;
+    private long bucket;
+    private ScalableBloomFilter filter;
+    private final long[] fetchedKeys = new long[MAX_FETCHED];
+    private final PageGroup[] fetchedGroups = new PageGroup[MAX_FETCHED];
+    private int fetchedCount;
+
+    MapStatePageGroups(MapState<Long, PageGroup> groups) {
+        this.groups = groups;
+    }
+
+    /** Forgets the groups fetched so far: call when a new record (or another key) starts. */
+    void beginRecord() {
+        for (int i = 0; i < fetchedCount; i++) {
+            fetchedGroups[i] = null;
+        }
+        fetchedCount = 0;
+    }
+
+    void select(long bucket, ScalableBloomFilter filter) {
+        this.bucket = bucket;
+        this.filter = filter;
+    }
+
+    @Override
+    public long[] readPage(int layer, int page) {
+        PageGroup group = fetch(keyOf(layer, page));
+        return group == null ? null : group.find(bucket, layer);
+    }
+
+    @Override
+    public void writePage(int layer, int page, long[] words) {
+        long key = keyOf(layer, page);
+        PageGroup group = fetch(key);
+        if (group == null) {
+            group = new PageGroup();
+            remember(key, group);
+        }
+        group.put(bucket, layer, words);
+        try {
+            groups.put(key, group);
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Cannot write Bloom page " + page + " of layer " + layer + " of bucket " + bucket, e);
+        }
+    }
+
+    private long keyOf(int layer, int page) {
+        return PageAddress.pack(PageAddress.slotOf(filter.layers().get(layer).geometry()), page);
+    }
+
+    private PageGroup fetch(long key) {
+        for (int i = 0; i < fetchedCount; i++) {
+            if (fetchedKeys[i] == key) {
+                return fetchedGroups[i];
+            }
+        }
+        try {
+            PageGroup group = groups.get(key);
+            remember(key, group);
+            return group;
+        } catch (Exception e) {
+            throw new FlinkRuntimeException(
+                    "Cannot read Bloom page group " + PageAddress.page(key) + " of slot " + PageAddress.slot(key), e);
+        }
+    }
+
+    private void remember(long key, PageGroup group) {
+        for (int i = 0; i < fetchedCount; i++) {
+            if (fetchedKeys[i] == key) {
+                fetchedGroups[i] = group;
+                return;
+            }
+        }
+        if (fetchedCount == MAX_FETCHED) {
+            beginRecord(); // more geometries than any record meets; start over
+        }
+        fetchedKeys[fetchedCount] = key;
+        fetchedGroups[fetchedCount] = group;
+        fetchedCount++;
+    }
+
+    /**
+     * Removes every sub-page of {@code bucket} from the current shard's groups, dropping groups left
+     * empty: one pass over the shard's entries, once per bucket expiry.
+     */
+    void removeBucket(long bucket) {
+        beginRecord();
+        try {
+            List<Long> changedKeys = new ArrayList<>();
+            List<PageGroup> changedGroups = new ArrayList<>();
+            for (Iterator<Map.Entry<Long, PageGroup>> it = groups.iterator(); it.hasNext(); ) {
+                Map.Entry<Long, PageGroup> entry = it.next();
+                PageGroup group = entry.getValue();
+                if (group.removeBucket(bucket)) {
+                    if (group.isEmpty()) {
+                        it.remove();
+                    } else {
+                        changedKeys.add(entry.getKey());
+                        changedGroups.add(group);
+                    }
+                }
+            }
+            for (int i = 0; i < changedKeys.size(); i++) {
+                groups.put(changedKeys.get(i), changedGroups.get(i));
+            }
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Cannot remove the Bloom pages of bucket " + bucket, e);
+        }
+    }
+}
