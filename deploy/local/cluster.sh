@@ -7,6 +7,8 @@
 #   deploy/local/cluster.sh start-taskmanager      add a TaskManager
 #   deploy/local/cluster.sh kill-taskmanager ID    kill -9 a TaskManager (failover drills)
 #   deploy/local/cluster.sh status                 what runs, and the cluster overview
+#   deploy/local/cluster.sh kafka-topics ARGS...   Kafka's kafka-topics tool against the local broker, e.g.
+#                                                  kafka-topics --create --topic impressions --partitions 4
 #   deploy/local/cluster.sh stop                   stop everything; leaves no process behind, also after a failed run
 #
 # Environment: RUN_DIR (default deploy/local/run: logs, pids, checkpoints, savepoints, Kafka data),
@@ -32,12 +34,14 @@ JAVA17_OPTS=$(cat "$REPO/.mvn/jvm.config")
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-classpath() { # classpath <flink|kafka>
-  local file=$RUN_DIR/classpath-$1.txt
+classpath() { # classpath <flink|kafka>: resolved once per version of deploy/cluster/pom.xml
+  local pom=$REPO/deploy/cluster/pom.xml
+  local file; file=$RUN_DIR/classpath-$1-$(cksum < "$pom" | cut -d' ' -f1).txt
   if [[ ! -s $file ]]; then
     log "resolving the $1 classpath with Maven (first start only)"
-    mvn -q -B -Dstyle.color=never -f "$REPO/deploy/cluster/pom.xml" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file" >&2 \
-      || die "could not resolve the $1 classpath"
+    mkdir -p "$LOGS"
+    mvn -q -B -Dstyle.color=never -f "$pom" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file" \
+      > "$LOGS/maven-classpath-$1.log" 2>&1 || die "could not resolve the $1 classpath: $LOGS/maven-classpath-$1.log"
   fi
   cat "$file"
 }
@@ -182,11 +186,16 @@ case ${1:-} in
     curl -sf "http://127.0.0.1:$REST_PORT/overview" || echo "JobManager REST API not reachable on port $REST_PORT"
     echo
     ;;
+  kafka-topics)
+    shift
+    "$JAVA" -cp "$(classpath kafka)" -Dlog4j2.configurationFile="file:$REPO/deploy/conf/log4j2.properties" \
+      -Dlog.file="$LOGS/kafka-topics.log" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" "$@"
+    ;;
   stop)
     stop_all
     ;;
   *)
-    sed -n '2,15p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

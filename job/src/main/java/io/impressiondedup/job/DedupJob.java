@@ -59,7 +59,7 @@ public final class DedupJob {
 
     /** Checks the options against the brokers, then runs the job on Kafka until it ends (bounded) or is stopped. */
     public static JobExecutionResult runJob(DedupJobConfig config) throws Exception {
-        KafkaChecks.checkTransactionTimeout(config);
+        KafkaChecks.checkBrokers(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         config.parallelism().ifPresent(env::setParallelism);
         defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config));

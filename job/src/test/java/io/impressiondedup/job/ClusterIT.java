@@ -7,6 +7,7 @@ import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopicDestination;
 import io.impressiondedup.testdata.ObservedRecords;
 import io.impressiondedup.testdata.TestDataHeaders;
@@ -33,9 +34,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 
@@ -174,13 +172,11 @@ class ClusterIT {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic("impressions", 4, (short) 1), new NewTopic("deduplicated", 4, (short) 1),
                     new NewTopic("dead-letters", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            for (int p = 0; p < 4; p++) {
-                latest.put(new TopicPartition("impressions", p), OffsetSpec.latest());
-            }
+        }
+        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
             waitUntil(Duration.ofSeconds(60), "partition leaders", () -> {
                 try {
-                    admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+                    catchUp.endOffset("impressions");
                     return true;
                 } catch (Exception notYet) {
                     return false;
@@ -191,28 +187,18 @@ class ClusterIT {
 
     /** Records of the input topic the job has checkpointed (its group's offsets are committed on checkpoints). */
     private long committedRecords() {
-        try (Admin admin = admin()) {
-            Map<TopicPartition, OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-            return committed.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
+            return catchUp.committed(GROUP, "impressions");
         } catch (Exception e) {
             return -1;
         }
     }
 
-    private long inputRecords() throws Exception {
-        try (Admin admin = admin()) {
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            for (int p = 0; p < 4; p++) {
-                latest.put(new TopicPartition("impressions", p), OffsetSpec.latest());
-            }
-            return admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
-        }
-    }
-
     private void awaitAllInputCommitted(String what) throws Exception {
-        long end = inputRecords();
-        waitUntil(Duration.ofSeconds(300), what + " (" + end + " records) to be checkpointed", () -> committedRecords() >= end);
+        System.out.println("waiting for " + what);
+        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
+            catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
+        }
     }
 
     private String scrapePrometheus() {

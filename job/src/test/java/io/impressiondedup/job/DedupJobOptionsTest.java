@@ -92,12 +92,6 @@ class DedupJobOptionsTest {
     }
 
     @Test
-    void aTransactionTimeoutAboveTheBrokersMaximumIsRejected() {
-        assertThatThrownBy(() -> io.impressiondedup.job.io.KafkaChecksAccess.check(Duration.ofHours(1), 900_000L))
-                .hasMessageContaining("--transaction-timeout 3600s exceeds the brokers' transaction.max.timeout.ms (900s)");
-    }
-
-    @Test
     void theJobCannotReadItsOwnOutput() {
         assertThatThrownBy(() -> DedupJobConfig.parse("--bootstrap-servers", "x", "--input-topic", "t", "--output-topic", "t",
                 "--dlq-topic", "d", "--capacity", "10")).hasMessageContaining("--input-topic");

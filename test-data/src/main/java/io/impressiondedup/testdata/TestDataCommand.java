@@ -85,6 +85,13 @@ public final class TestDataCommand {
             .withDescription("Fail if more dead letters than this carry the wrong reason, or more dead-letter records than this reached the output.");
     static final ConfigOption<String> REPORT = ConfigOptions.key("report").stringType().noDefaultValue()
             .withDescription("Also write the report as JSON to this file.");
+    static final ConfigOption<String> AWAIT_GROUP = ConfigOptions.key("await-group").stringType().noDefaultValue()
+            .withDescription("Before verifying a running job, wait until this consumer group (the job's --group-id) has"
+                    + " committed the whole --input-topic and no transaction is open on the output and dead-letter topics.");
+    static final ConfigOption<String> INPUT_TOPIC = ConfigOptions.key("input-topic").stringType().noDefaultValue()
+            .withDescription("The job's input topic, for --await-group.");
+    static final ConfigOption<Duration> AWAIT_TIMEOUT = ConfigOptions.key("await-timeout").durationType()
+            .defaultValue(Duration.ofMinutes(5)).withDescription("How long --await-group waits before failing.");
 
     static final CommandLineOptions GENERATE = new CommandLineOptions("test-data generate",
                     "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
@@ -101,7 +108,7 @@ public final class TestDataCommand {
                     "Compares the job's output and dead-letter topics (or files) with the ground truth; exits 1 if a bound is"
                             + " broken.")
             .add(TRUTH, BOOTSTRAP_SERVERS, OUTPUT_TOPIC, DLQ_TOPIC, OUTPUT_FILE, DLQ_FILE, CONFIGURED_FPP, MAX_FP_RATE,
-                    MAX_FALSE_NEGATIVES, MAX_LOST, MAX_WRITTEN_TWICE, MAX_MISCLASSIFIED, REPORT)
+                    MAX_FALSE_NEGATIVES, MAX_LOST, MAX_WRITTEN_TWICE, MAX_MISCLASSIFIED, REPORT, AWAIT_GROUP, INPUT_TOPIC, AWAIT_TIMEOUT)
             .addPassThrough("kafka.", "Passed to the Kafka consumer.");
 
     private TestDataCommand() {}
@@ -199,6 +206,16 @@ public final class TestDataCommand {
         } else {
             String servers = cl.getRequired(BOOTSTRAP_SERVERS);
             Map<String, String> props = cl.passThrough("kafka.");
+            if (cl.getOptional(AWAIT_GROUP).isPresent()) {
+                try (KafkaCatchUp catchUp = new KafkaCatchUp(servers, props)) {
+                    catchUp.await(cl.get(AWAIT_GROUP), cl.getRequired(INPUT_TOPIC), List.of(cl.getRequired(OUTPUT_TOPIC), cl.getRequired(DLQ_TOPIC)),
+                            cl.get(AWAIT_TIMEOUT));
+                } catch (IOException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IOException("Waiting for group " + cl.get(AWAIT_GROUP) + " to catch up failed: " + e.getMessage(), e);
+                }
+            }
             TopicReader.readAll(servers, cl.getRequired(OUTPUT_TOPIC), props, r -> observed.output(header(r, TestDataHeaders.SEQ)));
             TopicReader.readAll(servers, cl.getRequired(DLQ_TOPIC), props,
                     r -> observed.deadLetter(header(r, TestDataHeaders.SEQ), header(r, TestDataHeaders.DEAD_LETTER_REASON)));

@@ -4,24 +4,32 @@ import io.impressiondedup.job.DedupJobConfig;
 import io.impressiondedup.job.DedupJobOptions;
 import io.impressiondedup.state.cli.InvalidCommandLineException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks made against the brokers before the job is submitted, so that a setting Kafka would reject
- * at the first checkpoint fails now with a message naming the option.
+ * Checks made against the brokers before the job is submitted, so that what Kafka would reject once
+ * the job runs (and the job would then restart over and over) fails now with a message naming the
+ * option. A check the brokers cannot answer (unreachable, no permission to describe) is logged as a
+ * warning and left to Kafka.
  */
 public final class KafkaChecks {
 
@@ -30,36 +38,71 @@ public final class KafkaChecks {
 
     private KafkaChecks() {}
 
-    /**
-     * Fails if the exactly-once sinks' transaction timeout exceeds the brokers' {@code
-     * transaction.max.timeout.ms} (producers could not even start). If the brokers cannot be asked
-     * (no permission to describe configs), logs a warning and lets Kafka decide.
-     */
-    public static void checkTransactionTimeout(DedupJobConfig config) {
-        if (config.delivery() != DeliveryGuarantee.EXACTLY_ONCE) {
-            return;
+    /** Every topic the job reads or writes exists, and the sinks' transaction timeout is one the brokers accept. */
+    public static void checkBrokers(DedupJobConfig config) {
+        try (Admin admin = Admin.create(adminProperties(config))) {
+            checkTopicsExist(admin, config);
+            if (config.delivery() == DeliveryGuarantee.EXACTLY_ONCE) {
+                Long brokerMax;
+                try {
+                    brokerMax = brokerMaxTransactionTimeout(admin);
+                } catch (Exception e) {
+                    LOG.warn("Could not read the brokers' {} ({}); not checking --{} against it", BROKER_MAX_TIMEOUT, e.toString(),
+                            DedupJobOptions.TRANSACTION_TIMEOUT.key());
+                    return;
+                }
+                checkTransactionTimeout(config.transactionTimeout(), brokerMax);
+            }
         }
-        Properties properties = new Properties();
-        properties.putAll(config.kafkaProperties());
-        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        Long brokerMax;
-        try (Admin admin = Admin.create(properties)) {
-            brokerMax = brokerMaxTransactionTimeout(admin);
-        } catch (Exception e) {
-            LOG.warn("Could not read the brokers' {} ({}); not checking --{} against it", BROKER_MAX_TIMEOUT, e.toString(),
-                    DedupJobOptions.TRANSACTION_TIMEOUT.key());
-            return;
-        }
-        check(config.transactionTimeout(), brokerMax);
     }
 
-    static void check(Duration transactionTimeout, Long brokerMaxMillis) {
+    /**
+     * Topics are not created by the job: the exactly-once sinks fail on a missing topic (they look
+     * for its open transactions at start), and a topic auto-created by a first write would get the
+     * brokers' default partition count and retention, rarely what a production topic needs.
+     */
+    static void checkTopicsExist(Admin admin, DedupJobConfig config) {
+        Map<String, ConfigOption<String>> topics = new LinkedHashMap<>();
+        topics.put(config.inputTopic(), DedupJobOptions.INPUT_TOPIC);
+        topics.put(config.outputTopic(), DedupJobOptions.OUTPUT_TOPIC);
+        topics.put(config.dlqTopic(), DedupJobOptions.DLQ_TOPIC);
+        config.duplicatesTopic().ifPresent(t -> topics.put(t, DedupJobOptions.DUPLICATES_TOPIC));
+        Map<String, KafkaFuture<?>> described = new LinkedHashMap<>(admin.describeTopics(topics.keySet()).topicNameValues());
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, KafkaFuture<?>> topic : described.entrySet()) {
+            try {
+                topic.getValue().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    missing.add("--" + topics.get(topic.getKey()).key() + " '" + topic.getKey() + "'");
+                } else {
+                    LOG.warn("Could not describe topic {} ({}); not checking that it exists", topic.getKey(), e.getCause().toString());
+                }
+            } catch (Exception e) {
+                LOG.warn("Could not describe topic {} ({}); not checking that it exists", topic.getKey(), e.toString());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new InvalidCommandLineException("Kafka topics missing on " + config.bootstrapServers() + ": " + String.join(", ", missing)
+                    + ". Create them before starting the job: the exactly-once sinks need them to exist, and a topic"
+                    + " auto-created by a first write gets the brokers' default partitions and retention.");
+        }
+    }
+
+    static void checkTransactionTimeout(Duration transactionTimeout, Long brokerMaxMillis) {
         if (brokerMaxMillis != null && transactionTimeout.toMillis() > brokerMaxMillis) {
             throw new InvalidCommandLineException("--" + DedupJobOptions.TRANSACTION_TIMEOUT.key() + " " + transactionTimeout.toSeconds()
                     + "s exceeds the brokers' " + BROKER_MAX_TIMEOUT + " (" + brokerMaxMillis / 1000 + "s): lower it, or raise"
                     + " the broker setting; the exactly-once sinks could not start otherwise.");
         }
+    }
+
+    static Properties adminProperties(DedupJobConfig config) {
+        Properties properties = new Properties();
+        properties.putAll(config.kafkaProperties());
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        return properties;
     }
 
     private static Long brokerMaxTransactionTimeout(Admin admin) throws Exception {

@@ -7,6 +7,7 @@ import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.plan.DedupPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -72,6 +73,33 @@ class SnapshotRestoreTest {
         List<String> reference = uninterrupted(backend);
         assertThat(reference).hasSizeGreaterThan(400).hasSizeLessThan(1000); // the input really has duplicates
         assertThat(sorted(emitted)).isEqualTo(reference);
+    }
+
+    /**
+     * Capacity, FPP and page size may change across a restore: buckets already in state keep the
+     * geometry they were created with (their pages are addressed by it), new buckets take the new one.
+     * The second half of the stream creates a new day bucket and looks copies up in the old one.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRestoreWithAnotherCapacityFppAndPageSizeKeepsTheBucketsInState(Backend backend) throws Exception {
+        DedupSettings replanned = DedupSettings.builder()
+                .plan(DedupPlan.builder().capacityPerBucket(30_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.0001).pageBytes(256).build())
+                .build();
+        assertThat(replanned.plan().pageBytes()).isNotEqualTo(DedupOperatorTest.defaults().plan().pageBytes());
+        List<String> emitted = new ArrayList<>();
+        OperatorSubtaskState state;
+        try (DedupHarness before = DedupHarness.open(DedupOperatorTest.defaults(), backend)) {
+            feed(List.of(before), 1, BEFORE);
+            state = before.snapshot(1);
+            emitted.addAll(before.emittedRequestIdsWithTime());
+        }
+        try (DedupHarness after = DedupHarness.open(replanned, backend, 1, 0, state)) {
+            feed(List.of(after), 1, AFTER);
+            emitted.addAll(after.emittedRequestIdsWithTime());
+        }
+
+        assertThat(sorted(emitted)).isEqualTo(uninterrupted(backend));
     }
 
     static Stream<Arguments> rescalings() {

@@ -1,0 +1,158 @@
+package io.impressiondedup.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.BlobServerOptions;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.FallbackKey;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
+import org.apache.flink.configuration.HighAvailabilityOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.RpcOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Kubernetes manifests in {@code deploy/k8s} cannot be applied here (no cluster), so what can go
+ * stale in them without anyone noticing is checked against the code: the job arguments parse, the
+ * Flink version and image match the one the job is built against, and every Flink option is one
+ * Flink knows (a typo in a key is otherwise silently ignored by Flink). The same check covers the
+ * cluster configuration of {@code deploy/conf}.
+ */
+class DeployConfigurationTest {
+
+    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path K8S = REPO.resolve("deploy/k8s");
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    /** Options whose keys are free-form or belong to the operator, not to Flink's option classes. */
+    static final List<String> UNCHECKED_PREFIXES = List.of("metrics.reporter.", "kubernetes.operator.");
+
+    @Test
+    void theJobArgumentsParseWithTheSecretsFileMountedWhereTheyPointTo(@TempDir Path dir) throws Exception {
+        JsonNode job = deployment().path("spec").path("job");
+        assertThat(job.path("entryClass").asText()).isEqualTo(DedupJob.class.getName());
+
+        JsonNode secret = YAML.readTree(K8S.resolve("kafka-client-secret.example.yaml").toFile());
+        Map.Entry<String, JsonNode> file = secret.path("stringData").fields().next();
+        Path mounted = dir.resolve(file.getKey());
+        Files.writeString(mounted, file.getValue().asText());
+
+        List<String> args = new ArrayList<>();
+        for (JsonNode arg : job.path("args")) {
+            args.add(arg.asText());
+        }
+        int config = args.indexOf("--config");
+        assertThat(config).as("the secrets file is read through --config").isNotNegative();
+        assertThat(args.get(config + 1)).endsWith("/" + file.getKey());
+        args.set(config + 1, mounted.toString());
+
+        DedupJobConfig parsed = DedupJobConfig.parse(args.toArray(new String[0]));
+        assertThat(parsed.kafkaProperties()).containsKeys("security.protocol", "sasl.mechanism", "sasl.jaas.config");
+    }
+
+    @Test
+    void theFlinkVersionAndImageAreTheOnesTheJobIsBuiltAgainst() throws Exception {
+        String flinkVersion = pomProperty("flink.version");
+        String[] parts = flinkVersion.split("\\.");
+        JsonNode spec = deployment().path("spec");
+        assertThat(spec.path("flinkVersion").asText()).isEqualTo("v" + parts[0] + "_" + parts[1]);
+        assertThat(Files.readString(K8S.resolve("Dockerfile"))).containsPattern("(?m)^FROM flink:" + Pattern.quote(flinkVersion) + "-java17$");
+    }
+
+    @Test
+    void upgradesAndRescalesGoThroughASavepoint() throws Exception {
+        JsonNode job = deployment().path("spec").path("job");
+        assertThat(job.path("upgradeMode").asText()).isEqualTo("savepoint");
+        assertThat(job.path("parallelism").asInt()).isPositive();
+    }
+
+    @Test
+    void everyFlinkConfigurationKeyIsAnOptionFlinkKnows() throws Exception {
+        Set<String> known = knownFlinkKeys();
+        List<String> unknown = new ArrayList<>();
+        for (Iterator<String> keys = deployment().path("spec").path("flinkConfiguration").fieldNames(); keys.hasNext(); ) {
+            String key = keys.next();
+            if (UNCHECKED_PREFIXES.stream().noneMatch(key::startsWith) && !known.contains(key)) {
+                unknown.add(key);
+            }
+        }
+        assertThat(unknown).as("Flink configuration keys no Flink option declares").isEmpty();
+    }
+
+    @Test
+    void everyKeyOfTheClusterConfigurationIsAnOptionFlinkKnows() throws Exception {
+        Set<String> known = knownFlinkKeys();
+        List<String> keys = new ArrayList<>();
+        // As deploy/local/cluster.sh does before starting the cluster.
+        String config = Files.readString(REPO.resolve("deploy/conf/config.yaml")).replace("@RUN_DIR@", "/tmp/run");
+        flatten("", YAML.readTree(config), keys);
+        assertThat(keys).hasSizeGreaterThan(20);
+        assertThat(keys.stream().filter(k -> UNCHECKED_PREFIXES.stream().noneMatch(k::startsWith) && !known.contains(k)))
+                .as("keys of deploy/conf/config.yaml no Flink option declares").isEmpty();
+    }
+
+    /** config.yaml nests keys ({@code a: {b: 1}} is {@code a.b}). */
+    static void flatten(String prefix, JsonNode node, List<String> keys) {
+        if (!node.isObject()) {
+            keys.add(prefix);
+            return;
+        }
+        node.fields().forEachRemaining(e -> flatten(prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), e.getValue(), keys));
+    }
+
+    static JsonNode deployment() throws Exception {
+        return YAML.readTree(K8S.resolve("impression-dedup.yaml").toFile());
+    }
+
+    static String pomProperty(String name) throws Exception {
+        Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</").matcher(Files.readString(REPO.resolve("pom.xml")));
+        assertThat(m.find()).as("property %s in the root pom", name).isTrue();
+        return m.group(1).trim();
+    }
+
+    static Set<String> knownFlinkKeys() throws IllegalAccessException {
+        Set<String> keys = new HashSet<>();
+        for (Class<?> options : List.of(CheckpointingOptions.class, StateBackendOptions.class, TaskManagerOptions.class,
+                JobManagerOptions.class, HighAvailabilityOptions.class, MetricOptions.class, RestartStrategyOptions.class,
+                CoreOptions.class, PipelineOptions.class, RocksDBOptions.class, RocksDBConfigurableOptions.class, RestOptions.class,
+                HeartbeatManagerOptions.class, BlobServerOptions.class, WebOptions.class, RpcOptions.class)) {
+            for (Field field : options.getFields()) {
+                if (Modifier.isStatic(field.getModifiers()) && ConfigOption.class.isAssignableFrom(field.getType())) {
+                    ConfigOption<?> option = (ConfigOption<?>) field.get(null);
+                    keys.add(option.key());
+                    for (FallbackKey fallback : option.fallbackKeys()) {
+                        keys.add(fallback.getKey());
+                    }
+                }
+            }
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,49 @@
+package io.impressiondedup.job;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.impressiondedup.job.io.KafkaChecks;
+import io.impressiondedup.state.cli.InvalidCommandLineException;
+import org.junit.jupiter.api.Test;
+
+/** What the job checks against the brokers before it starts, on a real broker. */
+class KafkaChecksTest {
+
+    static DedupJobConfig config(String[] topics, String... extra) throws Exception {
+        String[] base = {"--bootstrap-servers", SharedKafka.broker().bootstrapServers(), "--input-topic", topics[0], "--output-topic",
+            topics[1], "--dlq-topic", topics[2], "--capacity", "1000"};
+        String[] args = new String[base.length + extra.length];
+        System.arraycopy(base, 0, args, 0, base.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        return DedupJobConfig.parse(args);
+    }
+
+    @Test
+    void existingTopicsAndAnAcceptedTransactionTimeoutPass() throws Exception {
+        String[] topics = SharedKafka.topics("checks-ok", 1);
+        assertThatCode(() -> KafkaChecks.checkBrokers(config(topics))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void missingTopicsAreNamedWithTheirOptions() throws Exception {
+        String[] topics = SharedKafka.topics("checks-missing", 1);
+        String[] withMissing = {topics[0], "never-created-out", topics[2]};
+        assertThatThrownBy(() -> KafkaChecks.checkBrokers(config(withMissing, "--duplicates-topic", "never-created-dups")))
+                .isInstanceOf(InvalidCommandLineException.class)
+                .hasMessageContaining("--output-topic 'never-created-out'")
+                .hasMessageContaining("--duplicates-topic 'never-created-dups'")
+                .hasMessageNotContaining(topics[0]);
+    }
+
+    @Test
+    void aTransactionTimeoutAboveTheBrokersMaximumIsRejected() throws Exception {
+        String[] topics = SharedKafka.topics("checks-timeout", 1);
+        // The embedded broker allows transactions of up to 2 hours (EmbeddedKafkaBroker).
+        assertThatThrownBy(() -> KafkaChecks.checkBrokers(config(topics, "--transaction-timeout", "3h")))
+                .isInstanceOf(InvalidCommandLineException.class)
+                .hasMessageContaining("--transaction-timeout 10800s exceeds the brokers' transaction.max.timeout.ms (7200s)");
+        assertThatCode(() -> KafkaChecks.checkBrokers(config(topics, "--transaction-timeout", "3h", "--delivery", "at-least-once")))
+                .doesNotThrowAnyException();
+    }
+}
