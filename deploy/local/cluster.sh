@@ -4,6 +4,7 @@
 # Maven Central. Loopback only.
 #
 #   deploy/local/cluster.sh start [taskmanagers]   start Kafka, the JobManager and N TaskManagers (default 2)
+#   deploy/local/cluster.sh start-kafka            start only the Kafka broker (for the end-to-end benchmarks)
 #   deploy/local/cluster.sh start-taskmanager      add a TaskManager
 #   deploy/local/cluster.sh kill-taskmanager ID    kill -9 a TaskManager (failover drills)
 #   deploy/local/cluster.sh status                 what runs, and the cluster overview
@@ -167,6 +168,10 @@ case ${1:-} in
     start_jobmanager
     for _ in $(seq 1 "${2:-2}"); do start_taskmanager; done
     ;;
+  start-kafka)
+    prepare_conf
+    start_kafka
+    ;;
   start-taskmanager)
     start_taskmanager
     ;;
@@ -195,7 +200,7 @@ case ${1:-} in
     stop_all
     ;;
   *)
-    sed -n '2,17p' "$0"
+    sed -n '2,18p' "$0"
     exit 2
     ;;
 esac

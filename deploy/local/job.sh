@@ -2,7 +2,8 @@
 # The dedup job on a running Flink session cluster, through the REST API (no Flink CLI needed).
 #
 #   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH] -- JOB_ARGS...
-#       uploads job/target/dedup-job.jar (building it if missing), runs it, prints the job id
+#       uploads job/target/dedup-job.jar (building it if missing), runs it, waits until all its
+#       tasks run, prints the job id
 #   deploy/local/job.sh stop-with-savepoint JOB_ID     prints the savepoint's path
 #   deploy/local/job.sh status JOB_ID                  prints the job's state (RUNNING, FINISHED, ...)
 #   deploy/local/job.sh wait-running JOB_ID            waits until every task of the job runs
@@ -62,6 +63,8 @@ submit() {
   job_id=$(rest POST "/jars/$jar_id/run" "$body" | jq -r .jobid)
   [[ -n $job_id && $job_id != null ]] || die "the cluster returned no job id"
   log "submitted job $job_id${parallelism:+ at parallelism $parallelism}${savepoint:+ from $savepoint}"
+  # Returns once every task runs, so that the next command (a savepoint, say) finds the job ready.
+  wait_running "$job_id"
   echo "$job_id"
 }
 

@@ -108,20 +108,35 @@ public final class DedupJob {
 
     /** The dedup topology between a source of parsed records and the sinks; every stateful operator has a stable uid. */
     public static void defineWorkflow(StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupSinks sinks) {
+        defineWorkflow(env, config, source, bloomDedup(), sinks);
+    }
+
+    /** {@link #defineWorkflow(StreamExecutionEnvironment, DedupJobConfig, ImpressionSource, DedupSinks)} with another dedup stage. */
+    public static void defineWorkflow(
+            StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupStage dedup, DedupSinks sinks) {
         env.setMaxParallelism(config.maxParallelism());
         SingleOutputStreamOperator<Impression> impressions = source.create(env)
                 .process(new RouteParsedRecords(), Impression.TYPE_INFO)
                 .uid(RouteParsedRecords.UID)
                 .name(RouteParsedRecords.NAME);
-        ShardKeySelector shardKeys = new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism());
-        SingleOutputStreamOperator<Impression> unique = impressions
-                .keyBy(shardKeys, Types.INT)
-                .transform(DedupOperator.NAME, Impression.TYPE_INFO, new DedupOperator(config.dedupSettings()))
-                .uid(DedupOperator.UID)
-                .name(DedupOperator.NAME);
-        DataStream<DeadLetter> deadLetters =
-                impressions.getSideOutput(RouteParsedRecords.DEAD_LETTERS).union(unique.getSideOutput(DedupOperator.LATE));
-        DataStream<Impression> duplicates = config.duplicatesTopic().isPresent() ? unique.getSideOutput(DedupOperator.DUPLICATES) : null;
-        sinks.attach(unique, deadLetters, duplicates);
+        DedupStage.Deduplicated result = dedup.attach(impressions, config);
+        DataStream<DeadLetter> deadLetters = impressions.getSideOutput(RouteParsedRecords.DEAD_LETTERS);
+        if (result.late() != null) {
+            deadLetters = deadLetters.union(result.late());
+        }
+        sinks.attach(result.unique(), deadLetters, config.duplicatesTopic().isPresent() ? result.duplicates() : null);
+    }
+
+    /** The job's dedup stage: records keyed by shard, time-bucketed Bloom filters in keyed state. */
+    public static DedupStage bloomDedup() {
+        return (impressions, config) -> {
+            ShardKeySelector shardKeys = new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism());
+            SingleOutputStreamOperator<Impression> unique = impressions
+                    .keyBy(shardKeys, Types.INT)
+                    .transform(DedupOperator.NAME, Impression.TYPE_INFO, new DedupOperator(config.dedupSettings()))
+                    .uid(DedupOperator.UID)
+                    .name(DedupOperator.NAME);
+            return new DedupStage.Deduplicated(unique, unique.getSideOutput(DedupOperator.LATE), unique.getSideOutput(DedupOperator.DUPLICATES));
+        };
     }
 }

@@ -13,14 +13,14 @@ import java.util.UUID;
  * <p>Both filters get the same identity: ours its two probe hashes, Guava a single 64-bit key
  * (the truncated digest mixed with the ad hash) that it hashes again with its own Murmur3.
  */
-final class Fingerprints {
+public final class Fingerprints {
 
     final String[] requestIds;
-    final long[] h1;
-    final long[] h2;
+    public final long[] h1;
+    public final long[] h2;
     final long[] guavaKeys;
 
-    Fingerprints(int count, long seed) {
+    public Fingerprints(int count, long seed) {
         FingerprintScheme scheme = FingerprintScheme.withKeyBits(FingerprintScheme.DEFAULT_KEY_BITS);
         RequestIdDigester digester = new RequestIdDigester();
         SplittableRandom random = new SplittableRandom(seed);

@@ -1,0 +1,98 @@
+package io.impressiondedup.bench.e2e;
+
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.DedupJobConfig;
+import io.impressiondedup.testdata.ObservedRecords;
+import io.impressiondedup.testdata.TestDataHeaders;
+import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.VerificationReport;
+import io.impressiondedup.testdata.Verifier;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.FileUtils;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * One bounded run of one variant over a workload: the job's own Kafka source, parsing and
+ * exactly-once sinks around the variant's dedup stage, on a local Flink cluster of {@link
+ * #PARALLELISM} slots, until the input's end offsets; then the output checked against the ground
+ * truth and the last checkpoint measured.
+ */
+final class JobRun {
+
+    static final int PARALLELISM = 2;
+    /** RocksDB's block cache and write buffers (all RocksDB variants alike); the heap variants do not use it. */
+    static final MemorySize MANAGED_MEMORY = MemorySize.ofMebiBytes(512);
+
+    record Result(Variant variant, long records, double seconds, long checkpointBytes, VerificationReport report) {
+        double eventsPerSecond() {
+            return records / seconds;
+        }
+    }
+
+    private JobRun() {}
+
+    static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir) throws Exception {
+        String output = "out-" + runId;
+        String deadLetters = "dlq-" + runId;
+        kafka.create(Map.of(output, PARALLELISM, deadLetters, 1));
+        Path checkpoints = workDir.resolve("checkpoints-" + runId);
+        DedupJobConfig config = DedupJobConfig.parse(
+                "--bootstrap-servers", kafka.bootstrapServers,
+                "--input-topic", workload.inputTopic, "--output-topic", output, "--dlq-topic", deadLetters,
+                "--bounded", "--starting-offsets", "earliest", "--group-id", "bench-" + runId,
+                "--transactional-id-prefix", "bench-" + runId,
+                "--capacity", Long.toString(workload.uniquePerDay()), "--fpp", "0.001",
+                "--parallelism", Integer.toString(PARALLELISM), "--state-backend", variant.stateBackend,
+                "--checkpoint-interval", "10s", "--checkpoint-dir", checkpoints.toUri().toString());
+        Configuration flink = DedupJob.flinkConfiguration(config);
+        flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
+        // Only the last checkpoint stays on disk: its size is the state the variant holds at the end.
+        flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        env.setParallelism(PARALLELISM);
+        DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));
+
+        JobExecutionResult result = env.execute("bench " + runId);
+        double seconds = result.getNetRuntime() / 1000.0;
+        long checkpointBytes = directoryBytes(checkpoints);
+
+        ObservedRecords observed = new ObservedRecords(workload.truth.size());
+        TopicReader.readAll(kafka.bootstrapServers, output, Map.of(), r -> observed.output(value(r.headers().lastHeader(TestDataHeaders.SEQ))));
+        TopicReader.readAll(kafka.bootstrapServers, deadLetters, Map.of(), r -> observed.deadLetter(
+                value(r.headers().lastHeader(TestDataHeaders.SEQ)), value(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
+        VerificationReport report = Verifier.verify(workload.truth, observed);
+
+        kafka.delete(output, deadLetters);
+        FileUtils.deleteDirectory(checkpoints.toFile());
+        Result run = new Result(variant, workload.records, seconds, checkpointBytes, report);
+        System.out.printf(Locale.ROOT, "  %-32s %,10.0f events/s  %6.1f s  checkpoint %,14d B  FP %.6f  FN %d  lost %d  twice %d%n",
+                variant.label, run.eventsPerSecond(), seconds, checkpointBytes, report.falsePositiveRate(), report.falseNegatives(),
+                report.lost(), report.writtenTwice());
+        return run;
+    }
+
+    /** Bytes of every file under {@code dir}: the retained checkpoint, with the shared files it references. */
+    static long directoryBytes(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    private static byte[] value(Header header) {
+        return header == null ? null : header.value();
+    }
+}

@@ -1,0 +1,42 @@
+package io.impressiondedup.bench.e2e;
+
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.DedupStage;
+import io.impressiondedup.state.time.TimeBuckets;
+
+/** One way of deduplicating, on one state backend: a row of the end-to-end comparison. */
+enum Variant {
+    PASS_THROUGH("pass-through (no dedup)", "hashmap", AlternativeDedupStages.passThrough()),
+    BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.bloomDedup()),
+    BLOOM_HEAP("this job, heap", "hashmap", DedupJob.bloomDedup()),
+    EXACT_ROCKSDB("exact keyed state, RocksDB", "rocksdb", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
+    EXACT_HEAP("exact keyed state, heap", "hashmap", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
+    SQL_ROCKSDB("Flink SQL ROW_NUMBER, RocksDB", "rocksdb", AlternativeDedupStages.flinkSql(TimeBuckets.DEFAULT_RETENTION));
+
+    final String label;
+    final String stateBackend;
+    final DedupStage stage;
+
+    Variant(String label, String stateBackend, DedupStage stage) {
+        this.label = label;
+        this.stateBackend = stateBackend;
+        this.stage = stage;
+    }
+
+    String id() {
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    static java.util.List<String> ids() {
+        return java.util.Arrays.stream(values()).map(Variant::id).toList();
+    }
+
+    static Variant byId(String id) {
+        for (Variant v : values()) {
+            if (v.id().equals(id.trim())) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("Unknown variant '" + id + "'; known: " + ids());
+    }
+}

@@ -1,0 +1,26 @@
+package io.impressiondedup.job;
+
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.Impression;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * The step between parsed impressions and the sinks. The job uses {@link DedupJob#bloomDedup}; the
+ * end-to-end benchmarks put the alternatives users would run instead (exact keyed state, Flink SQL
+ * deduplication, no dedup at all) in its place, with the same source, parsing and sinks around it.
+ */
+@FunctionalInterface
+public interface DedupStage {
+
+    /** Adds the dedup operators after {@code impressions}. */
+    Deduplicated attach(DataStream<Impression> impressions, DedupJobConfig config);
+
+    /**
+     * What a dedup stage produces.
+     *
+     * @param unique the impressions that pass
+     * @param late records judged too late to deduplicate, for the dead-letter topic, or {@code null}
+     * @param duplicates the dropped duplicates, for the audit topic, or {@code null}
+     */
+    record Deduplicated(DataStream<Impression> unique, DataStream<DeadLetter> late, DataStream<Impression> duplicates) {}
+}
