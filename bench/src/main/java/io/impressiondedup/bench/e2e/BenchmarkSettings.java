@@ -42,14 +42,14 @@ record BenchmarkSettings(
             .withDescription("Generated input records for the throughput, state and Redis comparisons (~20% duplicates).");
     static final ConfigOption<Integer> RUNS = ConfigOptions.key("runs").intType().defaultValue(3)
             .withDescription("Runs of each variant over the same input, interleaved; the report gives the median.");
-    static final ConfigOption<List<String>> VARIANTS = ConfigOptions.key("variants").stringType().asList()
-            .defaultValues(Arrays.stream(Variant.values()).map(Variant::id).toArray(String[]::new))
-            .withDescription("Variants compared for throughput and state.");
-    static final ConfigOption<List<String>> SCALING = ConfigOptions.key("scaling").stringType().asList()
-            .defaultValues("1000000", "5000000", "20000000")
+    static final ConfigOption<String> VARIANTS = ConfigOptions.key("variants").stringType()
+            .defaultValue(String.join(",", Variant.ids()))
+            .withDescription("Variants compared for throughput and state, comma-separated.");
+    static final ConfigOption<String> SCALING = ConfigOptions.key("scaling").stringType()
+            .defaultValue("1000000,5000000,20000000")
             .withDescription("Input sizes of the scaling section (one run each; a size equal to --records reuses its medians).");
-    static final ConfigOption<List<String>> SCALING_VARIANTS = ConfigOptions.key("scaling-variants").stringType().asList()
-            .defaultValues(Variant.BLOOM_ROCKSDB.id(), Variant.EXACT_ROCKSDB.id())
+    static final ConfigOption<String> SCALING_VARIANTS = ConfigOptions.key("scaling-variants").stringType()
+            .defaultValue(Variant.BLOOM_ROCKSDB.id() + "," + Variant.EXACT_ROCKSDB.id())
             .withDescription("Variants run at every scaling size.");
     static final ConfigOption<String> REDIS_SERVER = ConfigOptions.key("redis-server").stringType().defaultValue("redis-server")
             .withDescription("The redis-server executable, started on a free loopback port for the Redis comparison.");
@@ -59,8 +59,8 @@ record BenchmarkSettings(
             .withDescription("Absent impressions queried at each load to measure the FPP at that moment.");
     static final ConfigOption<Long> SEED = ConfigOptions.key("seed").longType().defaultValue(7L)
             .withDescription("Generator seed: the same seed gives the same input.");
-    static final ConfigOption<List<String>> SECTIONS = ConfigOptions.key("sections").stringType().asList()
-            .defaultValues("throughput", "redis", "fpp", "scaling")
+    static final ConfigOption<String> SECTIONS = ConfigOptions.key("sections").stringType()
+            .defaultValue("throughput,redis,fpp,scaling")
             .withDescription("Sections to run: throughput (with state), redis, fpp, scaling.");
     static final ConfigOption<String> OUT = ConfigOptions.key("out").stringType().defaultValue("docs")
             .withDescription("Where BENCHMARKS.md and img/*.png are written.");
@@ -75,32 +75,37 @@ record BenchmarkSettings(
             .required(BOOTSTRAP_SERVERS)
             .require(RECORDS, r -> r >= 10_000 && r <= Integer.MAX_VALUE, "between 10000 and 2^31-1 records")
             .require(RUNS, r -> r >= 1, "at least 1 run")
-            .require(VARIANTS, BenchmarkSettings::knownVariants, "variant ids among " + Variant.ids())
-            .require(SCALING_VARIANTS, BenchmarkSettings::knownVariants, "variant ids among " + Variant.ids())
-            .require(SCALING, BenchmarkSettings::positiveCounts, "record counts between 10000 and 2^31-1")
+            .require(VARIANTS, v -> knownVariants(csv(v)), "variant ids among " + Variant.ids())
+            .require(SCALING_VARIANTS, v -> knownVariants(csv(v)), "variant ids among " + Variant.ids())
+            .require(SCALING, v -> positiveCounts(csv(v)), "record counts between 10000 and 2^31-1")
             .require(FPP_CAPACITY, c -> c >= 1000, "at least 1000")
             .require(FPP_QUERIES, q -> q >= 1000, "at least 1000")
-            .require(SECTIONS, BenchmarkSettings::knownSections, "sections among throughput, redis, fpp, scaling");
+            .require(SECTIONS, v -> knownSections(csv(v)), "sections among throughput, redis, fpp, scaling");
 
     static BenchmarkSettings parse(CommandLine line) {
         return new BenchmarkSettings(
                 line.getRequired(BOOTSTRAP_SERVERS),
                 line.get(RECORDS),
                 line.get(RUNS),
-                line.get(VARIANTS).stream().map(Variant::byId).toList(),
-                line.get(SCALING).stream().map(s -> Long.parseLong(s.trim())).sorted().toList(),
-                line.get(SCALING_VARIANTS).stream().map(Variant::byId).toList(),
+                csv(line.get(VARIANTS)).stream().map(Variant::byId).toList(),
+                csv(line.get(SCALING)).stream().map(s -> Long.parseLong(s.trim())).sorted().toList(),
+                csv(line.get(SCALING_VARIANTS)).stream().map(Variant::byId).toList(),
                 line.get(REDIS_SERVER),
                 line.get(FPP_CAPACITY),
                 line.get(FPP_QUERIES),
                 line.get(SEED),
-                line.get(SECTIONS).stream().map(Section::byId).collect(Collectors.toCollection(() -> EnumSet.noneOf(Section.class))),
+                csv(line.get(SECTIONS)).stream().map(Section::byId).collect(Collectors.toCollection(() -> EnumSet.noneOf(Section.class))),
                 Path.of(line.get(OUT)),
                 Path.of(line.get(WORK_DIR)));
     }
 
     boolean runs(Section section) {
         return sections.contains(section);
+    }
+
+    /** The comma-separated items of a list option (Flink's own list options split on ';'). */
+    static List<String> csv(String value) {
+        return Arrays.stream(value.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
     }
 
     private static boolean knownVariants(List<String> ids) {

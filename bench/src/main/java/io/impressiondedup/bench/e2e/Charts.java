@@ -26,6 +26,10 @@ final class Charts {
         chart.getStyler().setLegendVisible(false);
         chart.getStyler().setXAxisLabelRotation(20);
         chart.getStyler().setYAxisLogarithmic(logY);
+        if (logY) {
+            // A category chart's y axis starts at 0 unless told otherwise, which a log axis cannot show.
+            chart.getStyler().setYAxisMin(values.stream().mapToDouble(Double::doubleValue).min().orElse(1) / 2);
+        }
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.addSeries(yTitle, categories, values);

@@ -20,7 +20,7 @@ enum Variant {
     Variant(String label, String stateBackend, DedupStage stage) {
         this.label = label;
         this.stateBackend = stateBackend;
-        this.stage = stage;
+        this.stage = EndOfInputWatermarkHold.before(stage);
     }
 
     String id() {
