@@ -151,19 +151,16 @@ final class BenchmarkReport {
         line("| Variant | Median events/s | Min | Max | vs pass-through | Runs |");
         line("|---|---:|---:|---:|---:|---:|");
         double ceiling = results.has(Variant.PASS_THROUGH) ? results.medianEventsPerSecond(Variant.PASS_THROUGH) : Double.NaN;
-        List<String> names = new ArrayList<>();
-        List<Double> medians = new ArrayList<>();
+        Bars medians = new Bars();
         for (Variant v : results.throughput.keySet()) {
             List<Double> eps = results.throughput.get(v).stream().map(JobRun.Result::eventsPerSecond).toList();
             double median = results.medianEventsPerSecond(v);
             line(f("| %s | %,.0f | %,.0f | %,.0f | %.0f%% | %d |", v.label, median, eps.stream().mapToDouble(d -> d).min().orElse(0),
                     eps.stream().mapToDouble(d -> d).max().orElse(0), median / ceiling * 100, eps.size()));
-            names.add(v.label);
-            medians.add(median);
+            medians.add(v.label, median);
         }
         line();
-        Charts.bars(img.resolve("throughput.png"), "End-to-end throughput (median of " + settings.runs() + " runs)", "events/s", names,
-                medians, false);
+        medians.save(img.resolve("throughput.png"), "End-to-end throughput (median of " + settings.runs() + " runs)", "events/s", false);
         line("![throughput](img/throughput.png)");
         line();
         line("### Correctness of every run (test-data verifier against the ground truth)");
@@ -197,8 +194,7 @@ final class BenchmarkReport {
         line();
         line("| Variant | Checkpoint (median) | Bytes per unique impression | vs this job, same backend |");
         line("|---|---:|---:|---:|");
-        List<String> names = new ArrayList<>();
-        List<Double> perUnique = new ArrayList<>();
+        Bars perUnique = new Bars();
         for (Variant v : results.throughput.keySet()) {
             if (v == Variant.PASS_THROUGH) {
                 continue;
@@ -206,11 +202,10 @@ final class BenchmarkReport {
             Variant ours = v.stateBackend.equals("rocksdb") ? Variant.BLOOM_ROCKSDB : Variant.BLOOM_HEAP;
             String ratio = results.has(ours) ? f("%.1fx", results.stateBytesPerUnique(v) / results.stateBytesPerUnique(ours)) : "-";
             line(f("| %s | %s | %.2f | %s |", v.label, bytes(results.medianCheckpointBytes(v)), results.stateBytesPerUnique(v), ratio));
-            names.add(v.label);
-            perUnique.add(results.stateBytesPerUnique(v));
+            perUnique.add(v.label, results.stateBytesPerUnique(v));
         }
         line();
-        Charts.bars(img.resolve("state.png"), "Checkpointed state per unique impression", "bytes (log scale)", names, perUnique, true);
+        perUnique.save(img.resolve("state.png"), "Checkpointed state per unique impression", "bytes (log scale)", true);
         line("![state](img/state.png)");
         line();
     }
@@ -227,22 +222,19 @@ final class BenchmarkReport {
         line();
         line("| Scheme | Checks/s | Memory | Bytes per unique | False positives |");
         line("|---|---:|---:|---:|---:|");
-        List<String> names = new ArrayList<>();
-        List<Double> perUnique = new ArrayList<>();
+        Bars perUnique = new Bars();
         for (RedisComparison.Result r : results.redis) {
             line(f("| %s | %,.0f | %s | %.2f | %,d |", r.scheme(), r.checksPerSecond(), bytes(r.memoryBytes()), r.bytesPerUnique(),
                     r.falsePositives()));
-            names.add(r.scheme());
-            perUnique.add(r.bytesPerUnique());
+            perUnique.add(r.scheme(), r.bytesPerUnique());
         }
         if (results.has(Variant.BLOOM_ROCKSDB)) {
             line(f("| this job, RocksDB checkpoint (section 2) | - | %s | %.2f | - |", bytes(results.medianCheckpointBytes(Variant.BLOOM_ROCKSDB)),
                     results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB)));
-            names.add("this job, RocksDB checkpoint");
-            perUnique.add(results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
+            perUnique.add("this job, RocksDB checkpoint", results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
         }
         line();
-        Charts.bars(img.resolve("redis-memory.png"), "Memory per unique impression", "bytes (log scale)", names, perUnique, true);
+        perUnique.save(img.resolve("redis-memory.png"), "Memory per unique impression", "bytes (log scale)", true);
         line("![redis memory](img/redis-memory.png)");
         line();
     }
@@ -317,6 +309,21 @@ final class BenchmarkReport {
         Charts.lines(img.resolve("scaling-state.png"), "Checkpoint size vs input size", "input records", "bytes (log scale)", state, true, true);
         line("![scaling throughput](img/scaling-throughput.png) ![scaling state](img/scaling-state.png)");
         line();
+    }
+
+    /** The bars of one bar chart, gathered while the matching table is written. */
+    private static final class Bars {
+        private final List<String> names = new ArrayList<>();
+        private final List<Double> values = new ArrayList<>();
+
+        void add(String name, double value) {
+            names.add(name);
+            values.add(value);
+        }
+
+        void save(Path file, String title, String yTitle, boolean logY) throws IOException {
+            Charts.bars(file, title, yTitle, names, values, logY);
+        }
     }
 
     private RedisComparison.Result redis(String scheme) {

@@ -39,14 +39,14 @@ public final class CapacityReport {
         return firstLayer;
     }
 
-    /** Bloom bits per unique impression in one bucket (layer 0, at plan). */
+    /** Bloom bits per unique impression in one bucket (layer 0, at plan, with the shard-spread margin). */
     public double bitsPerImpression() {
-        return (double) firstLayer.bits() / plan.capacityPerShard();
+        return (double) firstLayer.bits() / plan.expectedPerShard();
     }
 
     /** Classic-formula bits per impression at the end-to-end FPP, for comparison. */
     public double classicBitsPerImpression() {
-        return BloomSizing.classicBits(plan.capacityPerShard(), plan.fpp()) / plan.capacityPerShard();
+        return BloomSizing.classicBits(plan.expectedPerShard(), plan.fpp()) / plan.expectedPerShard();
     }
 
     public long bytesPerShardBucket() {

@@ -20,9 +20,25 @@ class DedupPlanTest {
     }
 
     @Test
-    void eachShardsFilterIsSizedForItsShareOfTheCapacityRoundedUp() {
+    void eachShardsFilterIsSizedForItsShareOfTheCapacityPlusFourStandardDeviations() {
         DedupPlan odd = DedupPlan.builder().capacityPerBucket(1000).shards(3).build();
-        assertThat(odd.capacityPerShard()).isEqualTo(334);
+        assertThat(odd.expectedPerShard()).isEqualTo(334);
+        // sd = sqrt(1000 * 1/3 * 2/3) = 14.9; 4 sd = 59.6
+        assertThat(odd.capacityPerShard()).isEqualTo(334 + 60);
+        DedupPlan single = DedupPlan.builder().capacityPerBucket(1000).shards(1).build();
+        assertThat(single.capacityPerShard()).as("one shard receives exactly the plan").isEqualTo(1000);
+    }
+
+    @Test
+    void noShardOutgrowsItsFilterOnADayThatIsExactlyOnPlan() {
+        DedupPlan onPlan = DedupPlan.builder().capacityPerBucket(2_000_000).shards(128).build();
+        long[] perShard = new long[128];
+        java.util.SplittableRandom digests = new java.util.SplittableRandom(42);
+        for (int i = 0; i < 2_000_000; i++) {
+            perShard[(int) Long.remainderUnsigned(digests.nextLong(), 128)]++;
+        }
+        long busiest = java.util.Arrays.stream(perShard).max().orElseThrow();
+        assertThat(busiest).as("the busiest shard").isGreaterThan(onPlan.expectedPerShard()).isLessThanOrEqualTo(onPlan.capacityPerShard());
     }
 
     @Test
