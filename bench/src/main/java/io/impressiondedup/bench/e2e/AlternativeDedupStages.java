@@ -2,6 +2,7 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.bench.operator.ExactDedupFunction;
 import io.impressiondedup.job.DedupStage;
+import io.impressiondedup.operators.dedup.ShardKeySelector;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ImpressionSerializer;
 import java.io.IOException;
@@ -30,6 +31,19 @@ final class AlternativeDedupStages {
     /** No dedup: every impression passes. The ceiling of the pipeline around the dedup step. */
     static DedupStage passThrough() {
         return (impressions, config) -> new DedupStage.Deduplicated(impressions, null, null);
+    }
+
+    /**
+     * No dedup, but the records cross the same keyBy by shard as this job's: the ceiling for a
+     * pipeline of the job's shape (a source-and-parse task feeding a dedup-and-sink task), where
+     * the plain pass-through is one chain per subtask.
+     */
+    static DedupStage keyedPassThrough() {
+        return (impressions, config) -> new DedupStage.Deduplicated(
+                impressions.keyBy(new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism()), Types.INT)
+                        .map(impression -> impression, Impression.TYPE_INFO)
+                        .name("Keyed pass-through"),
+                null, null);
     }
 
     /**

@@ -93,13 +93,18 @@ final class BenchmarkReport {
             target(f("throughput >= %.0f%% of pass-through (heap)", TARGET_SHARE_OF_PASS_THROUGH * 100), f("%.0f%%", share * 100),
                     share >= TARGET_SHARE_OF_PASS_THROUGH);
         }
+        if (results.has(Variant.PASS_THROUGH_KEYED) && results.has(Variant.BLOOM_ROCKSDB)) {
+            double share = results.medianEventsPerSecond(Variant.BLOOM_ROCKSDB) / results.medianEventsPerSecond(Variant.PASS_THROUGH_KEYED);
+            target(f("(for reference) throughput >= %.0f%% of the keyed pass-through, same pipeline shape (RocksDB)",
+                    TARGET_SHARE_OF_PASS_THROUGH * 100), f("%.0f%%", share * 100), share >= TARGET_SHARE_OF_PASS_THROUGH);
+        }
         if (results.has(Variant.SQL_ROCKSDB) && results.has(Variant.BLOOM_ROCKSDB)) {
             double times = results.medianEventsPerSecond(Variant.BLOOM_ROCKSDB) / results.medianEventsPerSecond(Variant.SQL_ROCKSDB);
             target(f("throughput >= %.0fx Flink SQL dedup (both RocksDB)", TARGET_TIMES_SQL), f("%.2fx", times), times >= TARGET_TIMES_SQL);
         }
         if (results.has(Variant.EXACT_ROCKSDB) && results.has(Variant.BLOOM_ROCKSDB)) {
             double times = results.stateBytesPerUnique(Variant.EXACT_ROCKSDB) / results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB);
-            target(f("state per impression >= %.0fx smaller than exact keyed state (RocksDB checkpoints)", TARGET_SMALLER_THAN_EXACT),
+            target(f("state per impression >= %.0fx smaller than exact keyed state (RocksDB, full checkpoints)", TARGET_SMALLER_THAN_EXACT),
                     f("%.1fx (%.2f vs %.2f B)", times, results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB),
                             results.stateBytesPerUnique(Variant.EXACT_ROCKSDB)),
                     times >= TARGET_SMALLER_THAN_EXACT);
@@ -148,15 +153,21 @@ final class BenchmarkReport {
                 + "read the end offsets present at its start and the last transaction committed; events/s = input records / the "
                 + "job's net runtime, start-up included. Runs were interleaved across variants.");
         line();
-        line("| Variant | Median events/s | Min | Max | vs pass-through | Runs |");
-        line("|---|---:|---:|---:|---:|---:|");
+        line("The plain pass-through runs source, parsing and sinks as one chain per subtask; the keyed pass-through "
+                + "sends the records through the same keyBy by shard as this job, so its pipeline has the job's shape (a "
+                + "source task feeding a sink task, which can overlap on two cores) and only the dedup work is missing.");
+        line();
+        line("| Variant | Median events/s | Min | Max | vs pass-through | vs keyed pass-through | Runs |");
+        line("|---|---:|---:|---:|---:|---:|---:|");
         double ceiling = results.has(Variant.PASS_THROUGH) ? results.medianEventsPerSecond(Variant.PASS_THROUGH) : Double.NaN;
+        double keyedCeiling = results.has(Variant.PASS_THROUGH_KEYED)
+                ? results.medianEventsPerSecond(Variant.PASS_THROUGH_KEYED) : Double.NaN;
         Bars medians = new Bars();
         for (Variant v : results.throughput.keySet()) {
             List<Double> eps = results.throughput.get(v).stream().map(JobRun.Result::eventsPerSecond).toList();
             double median = results.medianEventsPerSecond(v);
-            line(f("| %s | %,.0f | %,.0f | %,.0f | %.0f%% | %d |", v.label, median, eps.stream().mapToDouble(d -> d).min().orElse(0),
-                    eps.stream().mapToDouble(d -> d).max().orElse(0), median / ceiling * 100, eps.size()));
+            line(f("| %s | %,.0f | %,.0f | %,.0f | %.0f%% | %.0f%% | %d |", v.label, median, eps.stream().mapToDouble(d -> d).min().orElse(0),
+                    eps.stream().mapToDouble(d -> d).max().orElse(0), median / ceiling * 100, median / keyedCeiling * 100, eps.size()));
             medians.add(v.label, median);
         }
         line();
@@ -185,23 +196,30 @@ final class BenchmarkReport {
     private void state(Path img) throws IOException {
         line("## 2. State");
         line();
-        line("The size on disk of the last checkpoint (only one is retained; for RocksDB with the shared files it references), "
+        line("The size on disk of the last full checkpoint (only one is retained), "
                 + "taken when the bounded run finishes, when every variant still holds every unique impression: the input spans "
                 + "the 2-day retention, so nothing has expired yet, and the bounded source's final end-of-time watermark is held "
                 + "back from every variant (`EndOfInputWatermarkHold`), as in a stream that goes on; otherwise it would fire this "
                 + "job's event-time bucket expiry and empty its filters before the last checkpoint. Per unique impression = checkpoint bytes / unique impressions "
-                + "in the input. The checkpoint also holds the Kafka offsets and sink state, a few KB.");
+                + "in the input. The checkpoint also holds the Kafka offsets and sink state, a few KB. HashMap checkpoints are always full "
+                + "(the median of the throughput runs); each RocksDB variant ran once more with full checkpoints for this table, "
+                + "because an incremental checkpoint also carries the overwritten values that compaction has not removed yet. "
+                + "Those incremental checkpoints of the throughput runs, what the job writes by default, are in the last column: "
+                + "in a run of a minute they are dominated by that space amplification for this job, whose filter pages are "
+                + "rewritten in place, while exact dedup writes each key once.");
         line();
-        line("| Variant | Checkpoint (median) | Bytes per unique impression | vs this job, same backend |");
-        line("|---|---:|---:|---:|");
+        line("| Variant | Full checkpoint | Bytes per unique impression | vs this job, same backend | Incremental checkpoint (median) |");
+        line("|---|---:|---:|---:|---:|");
         Bars perUnique = new Bars();
         for (Variant v : results.throughput.keySet()) {
-            if (v == Variant.PASS_THROUGH) {
+            if (v == Variant.PASS_THROUGH || v == Variant.PASS_THROUGH_KEYED) {
                 continue;
             }
             Variant ours = v.stateBackend.equals("rocksdb") ? Variant.BLOOM_ROCKSDB : Variant.BLOOM_HEAP;
             String ratio = results.has(ours) ? f("%.1fx", results.stateBytesPerUnique(v) / results.stateBytesPerUnique(ours)) : "-";
-            line(f("| %s | %s | %.2f | %s |", v.label, bytes(results.medianCheckpointBytes(v)), results.stateBytesPerUnique(v), ratio));
+            String incremental = v.stateBackend.equals("rocksdb") ? bytes(results.medianCheckpointBytes(v)) : "-";
+            line(f("| %s | %s | %.2f | %s | %s |", v.label, bytes(results.liveStateBytes(v)), results.stateBytesPerUnique(v), ratio,
+                    incremental));
             perUnique.add(v.label, results.stateBytesPerUnique(v));
         }
         line();
@@ -229,9 +247,9 @@ final class BenchmarkReport {
             perUnique.add(r.scheme(), r.bytesPerUnique());
         }
         if (results.has(Variant.BLOOM_ROCKSDB)) {
-            line(f("| this job, RocksDB checkpoint (section 2) | - | %s | %.2f | - |", bytes(results.medianCheckpointBytes(Variant.BLOOM_ROCKSDB)),
+            line(f("| this job, RocksDB full checkpoint (section 2) | - | %s | %.2f | - |", bytes(results.liveStateBytes(Variant.BLOOM_ROCKSDB)),
                     results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB)));
-            perUnique.add("this job, RocksDB checkpoint", results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
+            perUnique.add("this job, RocksDB full checkpoint", results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
         }
         line();
         perUnique.save(img.resolve("redis-memory.png"), "Memory per unique impression", "bytes (log scale)", true);
@@ -281,7 +299,8 @@ final class BenchmarkReport {
         line("## 5. Scaling with input size");
         line();
         line("One run per size (the size of sections 1-2 reuses their median run); `--capacity` follows the input, as a user "
-                + "would plan it, so the filter grows with the data.");
+                + "would plan it, so the filter grows with the data. Checkpoint = the last incremental checkpoint on disk, the job's "
+                + "default, with the space amplification described in section 2.");
         line();
         line("| Records | Unique | Variant | Events/s | Checkpoint | Bytes per unique | FP rate | FN |");
         line("|---:|---:|---|---:|---:|---:|---:|---:|");

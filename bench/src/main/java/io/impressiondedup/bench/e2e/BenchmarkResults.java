@@ -14,6 +14,8 @@ final class BenchmarkResults {
     Duration duration;
     Workload workload;
     Map<Variant, List<JobRun.Result>> throughput;
+    /** RocksDB variants: one run with full checkpoints. */
+    Map<Variant, JobRun.Result> liveStateRuns;
     long redisKeys;
     long redisUnique;
     List<RedisComparison.Result> redis;
@@ -45,8 +47,14 @@ final class BenchmarkResults {
         return median(throughput.get(variant).stream().map(r -> (double) r.checkpointBytes()).toList());
     }
 
+    /** The state a variant holds after the whole input: its last full checkpoint. */
+    double liveStateBytes(Variant variant) {
+        JobRun.Result full = liveStateRuns == null ? null : liveStateRuns.get(variant);
+        return full != null ? full.checkpointBytes() : medianCheckpointBytes(variant);
+    }
+
     double stateBytesPerUnique(Variant variant) {
-        return medianCheckpointBytes(variant) / workload.uniqueImpressions();
+        return liveStateBytes(variant) / workload.uniqueImpressions();
     }
 
     boolean has(Variant variant) {

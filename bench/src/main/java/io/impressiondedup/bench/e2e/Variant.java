@@ -7,6 +7,7 @@ import io.impressiondedup.state.time.TimeBuckets;
 /** One way of deduplicating, on one state backend: a row of the end-to-end comparison. */
 enum Variant {
     PASS_THROUGH("pass-through (no dedup)", "hashmap", AlternativeDedupStages.passThrough()),
+    PASS_THROUGH_KEYED("pass-through, keyed (no dedup)", "hashmap", AlternativeDedupStages.keyedPassThrough()),
     BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.bloomDedup()),
     BLOOM_HEAP("this job, heap", "hashmap", DedupJob.bloomDedup()),
     EXACT_ROCKSDB("exact keyed state, RocksDB", "rocksdb", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
