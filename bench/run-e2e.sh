@@ -38,6 +38,7 @@ if ! command -v redis-server > /dev/null; then
 fi
 
 deploy/local/cluster.sh stop > /dev/null 2>&1 || true
+rm -rf "$WORK/run"
 rm -rf "$RUN_DIR"
 trap 'deploy/local/cluster.sh stop' EXIT
 deploy/local/cluster.sh start-kafka

@@ -151,7 +151,8 @@ final class BenchmarkReport {
         line("Each variant reads the same input topic with the job's own Kafka source and JSON parsing and writes with the job's "
                 + "exactly-once sinks; only the dedup step in between differs (`DedupStage`). A run ends when the bounded source has "
                 + "read the end offsets present at its start and the last transaction committed; events/s = input records / the "
-                + "job's net runtime, start-up included. Runs were interleaved across variants.");
+                + "job's net runtime, start-up included. Runs were interleaved across variants, after one unreported warm-up run (the first job in "
+                + "the JVM pays for class loading and JIT compilation).");
         line();
         line("The plain pass-through runs source, parsing and sinks as one chain per subtask; the keyed pass-through "
                 + "sends the records through the same keyBy by shard as this job, so its pipeline has the job's shape (a "

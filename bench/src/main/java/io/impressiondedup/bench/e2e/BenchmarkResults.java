@@ -43,14 +43,17 @@ final class BenchmarkResults {
         return median(throughput.get(variant).stream().map(JobRun.Result::eventsPerSecond).toList());
     }
 
+    /** Median over the runs whose last checkpoint could be read; NaN if none. */
     double medianCheckpointBytes(Variant variant) {
-        return median(throughput.get(variant).stream().map(r -> (double) r.checkpointBytes()).toList());
+        List<Double> readable = throughput.get(variant).stream().filter(r -> r.checkpointBytes() >= 0)
+                .map(r -> (double) r.checkpointBytes()).toList();
+        return readable.isEmpty() ? Double.NaN : median(readable);
     }
 
     /** The state a variant holds after the whole input: its last full checkpoint. */
     double liveStateBytes(Variant variant) {
         JobRun.Result full = liveStateRuns == null ? null : liveStateRuns.get(variant);
-        return full != null ? full.checkpointBytes() : medianCheckpointBytes(variant);
+        return full != null && full.checkpointBytes() >= 0 ? full.checkpointBytes() : medianCheckpointBytes(variant);
     }
 
     double stateBytesPerUnique(Variant variant) {

@@ -43,9 +43,7 @@ public final class EndToEndBenchmark {
         }
         BenchmarkSettings settings = BenchmarkSettings.parse(line);
         Files.createDirectories(settings.workDir());
-        BenchmarkResults results = run(settings);
-        Files.createDirectories(settings.out().resolve("img"));
-        new BenchmarkReport(settings, results).write(settings.out());
+        run(settings);
         System.out.println("wrote " + settings.out().resolve("BENCHMARKS.md"));
     }
 
@@ -60,6 +58,7 @@ public final class EndToEndBenchmark {
                 results.workload = workload;
                 results.throughput = throughput(settings, workload, kafka);
                 results.liveStateRuns = liveState(settings, workload, kafka);
+                writeReport(settings, results);
                 kafka.delete(workload.inputTopic);
             }
             if (settings.runs(Section.REDIS)) {
@@ -68,17 +67,25 @@ public final class EndToEndBenchmark {
                 results.redisKeys = keys.size();
                 results.redisUnique = keys.expectedUnique;
                 results.redis = RedisComparison.run(settings.redisServer(), keys, settings.workDir());
+                writeReport(settings, results);
             }
             if (settings.runs(Section.FPP)) {
                 System.out.printf("== accuracy under load: capacity %,d, FPP %s%n", settings.fppCapacity(), FPP);
                 results.fppUnderLoad = FppUnderLoad.run(settings.fppCapacity(), FPP, FPP_LOADS, settings.fppQueries());
+                writeReport(settings, results);
             }
             if (settings.runs(Section.SCALING)) {
                 results.scaling = scaling(settings, results, kafka);
             }
         }
-        results.duration = Duration.between(started, Instant.now());
+        writeReport(settings, results);
         return results;
+    }
+
+    /** Writes the report of the sections done so far, so that a run cut short still leaves its figures. */
+    private static void writeReport(BenchmarkSettings settings, BenchmarkResults results) throws java.io.IOException {
+        results.duration = Duration.between(results.started, Instant.now());
+        new BenchmarkReport(settings, results).write(settings.out());
     }
 
     private static Map<Variant, List<JobRun.Result>> throughput(BenchmarkSettings settings, Workload workload, BenchKafka kafka)
@@ -88,6 +95,9 @@ public final class EndToEndBenchmark {
         if (settings.runs(Section.SCALING)) {
             settings.scalingVariants().stream().filter(v -> !variants.contains(v)).forEach(variants::add);
         }
+        // The first Flink job in this JVM pays for class loading and JIT compilation; not reported.
+        System.out.println("-- warm-up run (not reported)");
+        JobRun.run(Variant.PASS_THROUGH, workload, kafka, "warm-up-" + settings.records(), settings.workDir());
         for (int run = 1; run <= settings.runs(); run++) {
             System.out.printf("-- run %d of %d%n", run, settings.runs());
             for (Variant variant : variants) {

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -34,6 +33,7 @@ final class JobRun {
     /** RocksDB's block cache and write buffers (all RocksDB variants alike); the heap variants do not use it. */
     static final MemorySize MANAGED_MEMORY = MemorySize.ofMebiBytes(512);
 
+    /** {@code checkpointBytes}: the state size of the last checkpoint, or -1 if it could not be read. */
     record Result(Variant variant, long records, double seconds, long checkpointBytes, VerificationReport report) {
         double eventsPerSecond() {
             return records / seconds;
@@ -84,9 +84,13 @@ final class JobRun {
         env.setParallelism(PARALLELISM);
         DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));
 
-        JobExecutionResult result = env.execute("bench " + runId);
+        JobExecutionResult result;
+        CheckpointCapture capture = new CheckpointCapture(checkpoints, workDir.resolve("metadata-" + runId));
+        try (capture) {
+            result = env.execute("bench " + runId);
+        }
         double seconds = result.getNetRuntime() / 1000.0;
-        long checkpointBytes = directoryBytes(checkpoints);
+        long checkpointBytes = capture.lastStateBytes().orElse(-1);
 
         ObservedRecords observed = new ObservedRecords(workload.truth.size());
         TopicReader.readAll(kafka.bootstrapServers, output, Map.of(), r -> observed.output(value(r.headers().lastHeader(TestDataHeaders.SEQ))));
@@ -96,21 +100,12 @@ final class JobRun {
 
         kafka.delete(output, deadLetters);
         FileUtils.deleteDirectory(checkpoints.toFile());
+        FileUtils.deleteDirectory(workDir.resolve("metadata-" + runId).toFile());
         Result run = new Result(variant, workload.records, seconds, checkpointBytes, report);
         System.out.printf(Locale.ROOT, "  %-32s%s %,10.0f events/s  %6.1f s  checkpoint %,14d B  FP %.6f  FN %d  lost %d  twice %d%n",
                 variant.label, checkpointing == Checkpoints.FULL ? " (full checkpoints)" : "", run.eventsPerSecond(), seconds, checkpointBytes, report.falsePositiveRate(), report.falseNegatives(),
                 report.lost(), report.writtenTwice());
         return run;
-    }
-
-    /** Bytes of every file under {@code dir}: the retained checkpoint, with the shared files it references. */
-    static long directoryBytes(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return 0;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-        }
     }
 
     private static byte[] value(Header header) {
