@@ -104,24 +104,26 @@ final class BenchmarkReport {
         }
         if (results.has(Variant.EXACT_ROCKSDB) && results.has(Variant.BLOOM_ROCKSDB)) {
             double times = results.stateBytesPerUnique(Variant.EXACT_ROCKSDB) / results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB);
-            target(f("state per impression >= %.0fx smaller than exact keyed state (RocksDB, full checkpoints)", TARGET_SMALLER_THAN_EXACT),
+            target(f("state per impression >= %.0fx smaller than exact keyed state (RocksDB incremental checkpoints, see section 2)", TARGET_SMALLER_THAN_EXACT),
                     f("%.1fx (%.2f vs %.2f B)", times, results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB),
                             results.stateBytesPerUnique(Variant.EXACT_ROCKSDB)),
                     times >= TARGET_SMALLER_THAN_EXACT);
         }
         if (results.has(Variant.EXACT_HEAP) && results.has(Variant.BLOOM_HEAP)) {
             double times = results.stateBytesPerUnique(Variant.EXACT_HEAP) / results.stateBytesPerUnique(Variant.BLOOM_HEAP);
-            target(f("state per impression >= %.0fx smaller than exact keyed state (heap checkpoints)", TARGET_SMALLER_THAN_EXACT),
+            target(f("state per impression >= %.0fx smaller than exact keyed state (heap: full checkpoints, the live state)", TARGET_SMALLER_THAN_EXACT),
                     f("%.1fx (%.2f vs %.2f B)", times, results.stateBytesPerUnique(Variant.BLOOM_HEAP),
                             results.stateBytesPerUnique(Variant.EXACT_HEAP)),
                     times >= TARGET_SMALLER_THAN_EXACT);
         }
         RedisComparison.Result setNx = redis("Redis SET NX EX (exact)");
-        if (setNx != null && results.has(Variant.BLOOM_ROCKSDB)) {
-            double ours = results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB);
-            double times = setNx.bytesPerUnique() / ours;
-            target(f("state per impression >= %.0fx smaller than Redis SET NX", TARGET_SMALLER_THAN_REDIS),
-                    f("%.1fx (%.2f vs %.2f B)", times, ours, setNx.bytesPerUnique()), times >= TARGET_SMALLER_THAN_REDIS);
+        for (Variant v : List.of(Variant.BLOOM_HEAP, Variant.BLOOM_ROCKSDB)) {
+            if (setNx != null && results.has(v)) {
+                double ours = results.stateBytesPerUnique(v);
+                double times = setNx.bytesPerUnique() / ours;
+                target(f("state per impression >= %.0fx smaller than Redis SET NX (%s checkpoint)", TARGET_SMALLER_THAN_REDIS, v.label),
+                        f("%.1fx (%.2f vs %.2f B)", times, ours, setNx.bytesPerUnique()), times >= TARGET_SMALLER_THAN_REDIS);
+            }
         }
         if (results.fppUnderLoad != null) {
             double worst = results.fppUnderLoad.stream().filter(p -> p.load() <= TARGET_MAX_LOAD)
@@ -197,19 +199,20 @@ final class BenchmarkReport {
     private void state(Path img) throws IOException {
         line("## 2. State");
         line();
-        line("The size on disk of the last full checkpoint (only one is retained), "
-                + "taken when the bounded run finishes, when every variant still holds every unique impression: the input spans "
-                + "the 2-day retention, so nothing has expired yet, and the bounded source's final end-of-time watermark is held "
-                + "back from every variant (`EndOfInputWatermarkHold`), as in a stream that goes on; otherwise it would fire this "
-                + "job's event-time bucket expiry and empty its filters before the last checkpoint. Per unique impression = checkpoint bytes / unique impressions "
-                + "in the input. The checkpoint also holds the Kafka offsets and sink state, a few KB. HashMap checkpoints are always full "
-                + "(the median of the throughput runs); each RocksDB variant ran once more with full checkpoints for this table, "
-                + "because an incremental checkpoint also carries the overwritten values that compaction has not removed yet. "
-                + "Those incremental checkpoints of the throughput runs, what the job writes by default, are in the last column: "
-                + "in a run of a minute they are dominated by that space amplification for this job, whose filter pages are "
-                + "rewritten in place, while exact dedup writes each key once.");
+        line("The state size of the last checkpoint, read from its metadata (Flink discards a finished job's checkpoints; "
+                + "`CheckpointCapture` keeps a copy of each `_metadata`), taken when the bounded run finishes, when every variant "
+                + "still holds every unique impression: the input spans the 2-day retention, so nothing has expired yet, and the "
+                + "bounded source's final end-of-time watermark is held back from every variant (`EndOfInputWatermarkHold`), as in "
+                + "a stream that goes on; otherwise it would fire this job's event-time bucket expiry and empty its filters before "
+                + "the last checkpoint. Per unique impression = state bytes / unique impressions in the input; the median over the "
+                + "runs whose last checkpoint could be read. HashMap checkpoints are full snapshots: the live state. RocksDB "
+                + "checkpoints are incremental (the job's default), and their size is that of every SST file they reference, "
+                + "including overwritten values that compaction has not removed yet. That space amplification is large for this "
+                + "job, whose filter pages are rewritten in place (every checkpoint flushes a new copy of most pages), and small for "
+                + "exact dedup, which writes each key once. The RocksDB rows are therefore not the live state; `bench/README.md` "
+                + "gives the live RocksDB state from a canonical savepoint in the operator benchmark.");
         line();
-        line("| Variant | Full checkpoint | Bytes per unique impression | vs this job, same backend | Incremental checkpoint (median) |");
+        line("| Variant | Checkpoint state (median) | Bytes per unique impression | vs this job, same backend | Readable runs |");
         line("|---|---:|---:|---:|---:|");
         Bars perUnique = new Bars();
         for (Variant v : results.throughput.keySet()) {
@@ -218,9 +221,9 @@ final class BenchmarkReport {
             }
             Variant ours = v.stateBackend.equals("rocksdb") ? Variant.BLOOM_ROCKSDB : Variant.BLOOM_HEAP;
             String ratio = results.has(ours) ? f("%.1fx", results.stateBytesPerUnique(v) / results.stateBytesPerUnique(ours)) : "-";
-            String incremental = v.stateBackend.equals("rocksdb") ? bytes(results.medianCheckpointBytes(v)) : "-";
-            line(f("| %s | %s | %.2f | %s | %s |", v.label, bytes(results.liveStateBytes(v)), results.stateBytesPerUnique(v), ratio,
-                    incremental));
+            long readable = results.throughput.get(v).stream().filter(r -> r.checkpointBytes() >= 0).count();
+            line(f("| %s | %s | %.2f | %s | %d of %d |", v.label, bytes(results.medianCheckpointBytes(v)), results.stateBytesPerUnique(v),
+                    ratio, readable, results.throughput.get(v).size()));
             perUnique.add(v.label, results.stateBytesPerUnique(v));
         }
         line();
@@ -248,9 +251,9 @@ final class BenchmarkReport {
             perUnique.add(r.scheme(), r.bytesPerUnique());
         }
         if (results.has(Variant.BLOOM_ROCKSDB)) {
-            line(f("| this job, RocksDB full checkpoint (section 2) | - | %s | %.2f | - |", bytes(results.liveStateBytes(Variant.BLOOM_ROCKSDB)),
+            line(f("| this job, RocksDB checkpoint (section 2, incremental) | - | %s | %.2f | - |", bytes(results.medianCheckpointBytes(Variant.BLOOM_ROCKSDB)),
                     results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB)));
-            perUnique.add("this job, RocksDB full checkpoint", results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
+            perUnique.add("this job, RocksDB checkpoint", results.stateBytesPerUnique(Variant.BLOOM_ROCKSDB));
         }
         line();
         perUnique.save(img.resolve("redis-memory.png"), "Memory per unique impression", "bytes (log scale)", true);
@@ -306,27 +309,33 @@ final class BenchmarkReport {
         line("| Records | Unique | Variant | Events/s | Checkpoint | Bytes per unique | FP rate | FN |");
         line("|---:|---:|---|---:|---:|---:|---:|---:|");
         Map<String, double[][]> throughput = new LinkedHashMap<>();
-        Map<String, double[][]> state = new LinkedHashMap<>();
+        Map<String, List<double[]>> state = new LinkedHashMap<>();
         int n = results.scaling.size();
         int i = 0;
         for (Map.Entry<Long, EndToEndBenchmark.ScalingPoint> e : results.scaling.entrySet()) {
             for (Map.Entry<Variant, JobRun.Result> run : e.getValue().runs().entrySet()) {
                 JobRun.Result r = run.getValue();
+                boolean readable = r.checkpointBytes() >= 0;
                 double perUnique = (double) r.checkpointBytes() / e.getValue().uniqueImpressions();
-                line(f("| %,d | %,d | %s | %,.0f | %s | %.2f | %.6f | %d |", e.getKey(), e.getValue().uniqueImpressions(), run.getKey().label,
-                        r.eventsPerSecond(), bytes(r.checkpointBytes()), perUnique, r.report().falsePositiveRate(), r.report().falseNegatives()));
+                line(f("| %,d | %,d | %s | %,.0f | %s | %s | %.6f | %d |", e.getKey(), e.getValue().uniqueImpressions(), run.getKey().label,
+                        r.eventsPerSecond(), readable ? bytes(r.checkpointBytes()) : "n/a", readable ? f("%.2f", perUnique) : "n/a",
+                        r.report().falsePositiveRate(), r.report().falseNegatives()));
                 double[][] t = throughput.computeIfAbsent(run.getKey().label, k -> new double[2][n]);
                 t[0][i] = e.getKey();
                 t[1][i] = r.eventsPerSecond();
-                double[][] s = state.computeIfAbsent(run.getKey().label, k -> new double[2][n]);
-                s[0][i] = e.getKey();
-                s[1][i] = r.checkpointBytes();
+                if (readable) {
+                    state.computeIfAbsent(run.getKey().label, k -> new ArrayList<>()).add(new double[] {e.getKey(), r.checkpointBytes()});
+                }
             }
             i++;
         }
         line();
         Charts.lines(img.resolve("scaling-throughput.png"), "Throughput vs input size", "input records", "events/s", throughput, true, false);
-        Charts.lines(img.resolve("scaling-state.png"), "Checkpoint size vs input size", "input records", "bytes (log scale)", state, true, true);
+        Map<String, double[][]> statePoints = new LinkedHashMap<>();
+        state.forEach((label, points) -> statePoints.put(label, new double[][] {
+                points.stream().mapToDouble(p -> p[0]).toArray(), points.stream().mapToDouble(p -> p[1]).toArray()}));
+        Charts.lines(img.resolve("scaling-state.png"), "Checkpoint size vs input size", "input records", "bytes (log scale)", statePoints,
+                true, true);
         line("![scaling throughput](img/scaling-throughput.png) ![scaling state](img/scaling-state.png)");
         line();
     }

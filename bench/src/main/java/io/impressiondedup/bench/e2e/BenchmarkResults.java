@@ -14,8 +14,6 @@ final class BenchmarkResults {
     Duration duration;
     Workload workload;
     Map<Variant, List<JobRun.Result>> throughput;
-    /** RocksDB variants: one run with full checkpoints. */
-    Map<Variant, JobRun.Result> liveStateRuns;
     long redisKeys;
     long redisUnique;
     List<RedisComparison.Result> redis;
@@ -27,9 +25,11 @@ final class BenchmarkResults {
         this.machine = machine;
     }
 
-    /** The run of median throughput (the lower middle one for an even count). */
+    /** The run of median throughput (the lower middle one for an even count), among those whose state could be read if any. */
     static JobRun.Result medianRun(List<JobRun.Result> runs) {
-        List<JobRun.Result> sorted = runs.stream().sorted(Comparator.comparingDouble(JobRun.Result::eventsPerSecond)).toList();
+        List<JobRun.Result> readable = runs.stream().filter(r -> r.checkpointBytes() >= 0).toList();
+        List<JobRun.Result> sorted = (readable.isEmpty() ? runs : readable).stream()
+                .sorted(Comparator.comparingDouble(JobRun.Result::eventsPerSecond)).toList();
         return sorted.get((sorted.size() - 1) / 2);
     }
 
@@ -50,14 +50,8 @@ final class BenchmarkResults {
         return readable.isEmpty() ? Double.NaN : median(readable);
     }
 
-    /** The state a variant holds after the whole input: its last full checkpoint. */
-    double liveStateBytes(Variant variant) {
-        JobRun.Result full = liveStateRuns == null ? null : liveStateRuns.get(variant);
-        return full != null && full.checkpointBytes() >= 0 ? full.checkpointBytes() : medianCheckpointBytes(variant);
-    }
-
     double stateBytesPerUnique(Variant variant) {
-        return liveStateBytes(variant) / workload.uniqueImpressions();
+        return medianCheckpointBytes(variant) / workload.uniqueImpressions();
     }
 
     boolean has(Variant variant) {

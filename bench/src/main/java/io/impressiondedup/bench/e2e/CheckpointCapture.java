@@ -29,6 +29,8 @@ final class CheckpointCapture implements AutoCloseable {
     private volatile boolean running = true;
     private long highestSeen = -1;
     private long highestCaptured = -1;
+    /** The kinds of keyed-state handles in the last checkpoint (full or incremental), for the log. */
+    String keyedStateKinds = "";
 
     CheckpointCapture(Path checkpointDir, Path copies) throws IOException {
         this.checkpointDir = checkpointDir;
@@ -86,6 +88,11 @@ final class CheckpointCapture implements AutoCloseable {
         try (InputStream in = Files.newInputStream(copy.resolve(METADATA))) {
             CheckpointMetadata metadata = Checkpoints.loadCheckpointMetadata(new DataInputStream(in),
                     CheckpointCapture.class.getClassLoader(), copy.toString());
+            keyedStateKinds = metadata.getOperatorStates().stream()
+                    .flatMap(operator -> operator.getStates().stream())
+                    .flatMap(subtask -> subtask.getManagedKeyedState().stream())
+                    .map(handle -> handle.getClass().getSimpleName())
+                    .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)).toString();
             return OptionalLong.of(metadata.getOperatorStates().stream().mapToLong(OperatorState::getStateSize).sum());
         }
     }

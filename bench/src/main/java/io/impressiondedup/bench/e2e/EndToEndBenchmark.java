@@ -57,7 +57,6 @@ public final class EndToEndBenchmark {
                 Workload workload = Workload.generate(kafka, settings.records(), settings.seed(), settings.workDir());
                 results.workload = workload;
                 results.throughput = throughput(settings, workload, kafka);
-                results.liveStateRuns = liveState(settings, workload, kafka);
                 writeReport(settings, results);
                 kafka.delete(workload.inputTopic);
             }
@@ -103,23 +102,6 @@ public final class EndToEndBenchmark {
             for (Variant variant : variants) {
                 runs.computeIfAbsent(variant, v -> new ArrayList<>())
                         .add(JobRun.run(variant, workload, kafka, variant.id() + "-" + settings.records() + "-" + run, settings.workDir()));
-            }
-        }
-        return runs;
-    }
-
-    /**
-     * One more run of each RocksDB variant, with full checkpoints, for the state it holds (see
-     * {@link JobRun.Checkpoints#FULL}); HashMap checkpoints are always full, so their throughput
-     * runs already show it.
-     */
-    private static Map<Variant, JobRun.Result> liveState(BenchmarkSettings settings, Workload workload, BenchKafka kafka) throws Exception {
-        System.out.println("-- state with full checkpoints (RocksDB variants)");
-        Map<Variant, JobRun.Result> runs = new EnumMap<>(Variant.class);
-        for (Variant variant : settings.variants()) {
-            if (variant.stateBackend.equals("rocksdb")) {
-                runs.put(variant, JobRun.run(variant, workload, kafka, variant.id() + "-" + settings.records() + "-full", settings.workDir(),
-                        JobRun.Checkpoints.FULL));
             }
         }
         return runs;

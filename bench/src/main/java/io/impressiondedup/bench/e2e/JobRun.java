@@ -7,8 +7,6 @@ import io.impressiondedup.testdata.TestDataHeaders;
 import io.impressiondedup.testdata.TopicReader;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -42,25 +40,7 @@ final class JobRun {
 
     private JobRun() {}
 
-    /** How the run checkpoints. */
-    enum Checkpoints {
-        /** The job's default: incremental on RocksDB (full on HashMap, which has no other kind). */
-        JOB_DEFAULT,
-        /**
-         * Full snapshots: the live key-value pairs only, so the last one is the state the variant
-         * holds. An incremental RocksDB checkpoint also carries every overwritten value that
-         * compaction has not yet removed (space amplification), which in a run of a minute is most
-         * of it for a state that is updated in place, like this job's filter pages.
-         */
-        FULL
-    }
-
     static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir) throws Exception {
-        return run(variant, workload, kafka, runId, workDir, Checkpoints.JOB_DEFAULT);
-    }
-
-    static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir, Checkpoints checkpointing)
-            throws Exception {
         String output = "out-" + runId;
         String deadLetters = "dlq-" + runId;
         kafka.create(Map.of(output, PARALLELISM, deadLetters, 1));
@@ -75,11 +55,8 @@ final class JobRun {
                 "--checkpoint-interval", "10s", "--checkpoint-dir", checkpoints.toUri().toString());
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
-        // Only the last checkpoint stays on disk: its size is the state the variant holds at the end.
+        // Only the last checkpoint is kept: its state size is read from its metadata (CheckpointCapture).
         flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
-        if (checkpointing == Checkpoints.FULL) {
-            flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, false);
-        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         env.setParallelism(PARALLELISM);
         DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));
@@ -102,9 +79,9 @@ final class JobRun {
         FileUtils.deleteDirectory(checkpoints.toFile());
         FileUtils.deleteDirectory(workDir.resolve("metadata-" + runId).toFile());
         Result run = new Result(variant, workload.records, seconds, checkpointBytes, report);
-        System.out.printf(Locale.ROOT, "  %-32s%s %,10.0f events/s  %6.1f s  checkpoint %,14d B  FP %.6f  FN %d  lost %d  twice %d%n",
-                variant.label, checkpointing == Checkpoints.FULL ? " (full checkpoints)" : "", run.eventsPerSecond(), seconds, checkpointBytes, report.falsePositiveRate(), report.falseNegatives(),
-                report.lost(), report.writtenTwice());
+        System.out.printf(Locale.ROOT, "  %-32s %,10.0f events/s  %6.1f s  checkpoint %,14d B %s  FP %.6f  FN %d  lost %d  twice %d%n",
+                variant.label, run.eventsPerSecond(), seconds, checkpointBytes,
+                capture.keyedStateKinds, report.falsePositiveRate(), report.falseNegatives(), report.lost(), report.writtenTwice());
         return run;
     }
 
