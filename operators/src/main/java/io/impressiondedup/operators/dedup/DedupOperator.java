@@ -385,7 +385,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         } else {
             directoryState.update(directory.copy());
         }
-        dirty[shard] = false; // stays in dirtyShards; the flush skips clean entries
+        // Stays dirty: a shard is listed in dirtyShards once between flushes, and clearing the flag here
+        // would let the next record list it again (and overflow the list). The flush rewrites it, harmlessly.
         return dropped != null;
     }
 
