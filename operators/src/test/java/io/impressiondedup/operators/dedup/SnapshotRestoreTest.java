@@ -58,17 +58,7 @@ class SnapshotRestoreTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aRestoredOperatorDecidesAsIfItHadNeverStopped(Backend backend) throws Exception {
-        List<String> emitted = new ArrayList<>();
-        OperatorSubtaskState state;
-        try (DedupHarness before = DedupHarness.open(DedupOperatorTest.defaults(), backend)) {
-            feed(List.of(before), 1, BEFORE);
-            state = before.snapshot(1);
-            emitted.addAll(before.emittedRequestIdsWithTime());
-        }
-        try (DedupHarness after = DedupHarness.open(DedupOperatorTest.defaults(), backend, 1, 0, state)) {
-            feed(List.of(after), 1, AFTER);
-            emitted.addAll(after.emittedRequestIdsWithTime());
-        }
+        List<String> emitted = emittedAcrossRestore(backend, DedupOperatorTest.defaults());
 
         List<String> reference = uninterrupted(backend);
         assertThat(reference).hasSizeGreaterThan(400).hasSizeLessThan(1000); // the input really has duplicates
@@ -87,17 +77,7 @@ class SnapshotRestoreTest {
                 .plan(DedupPlan.builder().capacityPerBucket(30_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.0001).pageBytes(256).build())
                 .build();
         assertThat(replanned.plan().pageBytes()).isNotEqualTo(DedupOperatorTest.defaults().plan().pageBytes());
-        List<String> emitted = new ArrayList<>();
-        OperatorSubtaskState state;
-        try (DedupHarness before = DedupHarness.open(DedupOperatorTest.defaults(), backend)) {
-            feed(List.of(before), 1, BEFORE);
-            state = before.snapshot(1);
-            emitted.addAll(before.emittedRequestIdsWithTime());
-        }
-        try (DedupHarness after = DedupHarness.open(replanned, backend, 1, 0, state)) {
-            feed(List.of(after), 1, AFTER);
-            emitted.addAll(after.emittedRequestIdsWithTime());
-        }
+        List<String> emitted = emittedAcrossRestore(backend, replanned);
 
         assertThat(sorted(emitted)).isEqualTo(uninterrupted(backend));
     }
@@ -159,5 +139,21 @@ class SnapshotRestoreTest {
         List<String> copy = new ArrayList<>(values);
         copy.sort(null);
         return copy;
+    }
+
+    /** The first half of the stream with default settings, a snapshot, then the second half restored with {@code settingsAfter}. */
+    private static List<String> emittedAcrossRestore(Backend backend, DedupSettings settingsAfter) throws Exception {
+        List<String> emitted = new ArrayList<>();
+        OperatorSubtaskState state;
+        try (DedupHarness before = DedupHarness.open(DedupOperatorTest.defaults(), backend)) {
+            feed(List.of(before), 1, BEFORE);
+            state = before.snapshot(1);
+            emitted.addAll(before.emittedRequestIdsWithTime());
+        }
+        try (DedupHarness after = DedupHarness.open(settingsAfter, backend, 1, 0, state)) {
+            feed(List.of(after), 1, AFTER);
+            emitted.addAll(after.emittedRequestIdsWithTime());
+        }
+        return emitted;
     }
 }
