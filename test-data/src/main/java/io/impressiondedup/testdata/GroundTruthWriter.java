@@ -2,7 +2,6 @@ package io.impressiondedup.testdata;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -25,11 +24,7 @@ public final class GroundTruthWriter implements AutoCloseable {
     private final UnsynchronizedBufferedOutputStream out;
 
     public GroundTruthWriter(Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        this.out = new UnsynchronizedBufferedOutputStream(Files.newOutputStream(file), 1 << 20);
+        this.out = UnsynchronizedBufferedOutputStream.toNewFile(file);
         out.writeAscii(HEADER);
     }
 

@@ -1,12 +1,13 @@
 package io.impressiondedup.testdata;
 
+import static io.impressiondedup.testdata.AsciiByteBuilder.ascii;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
@@ -46,7 +47,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     static final long YEAR_9999 = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
     private static final long UUID_EPOCH_OFFSET_MILLIS = 12_219_292_800_000L; // 1582-10-15 to 1970-01-01
 
-    private static final String[] USER_AGENTS = {
+    private static final byte[][] USER_AGENTS = ascii(
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
         "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36",
         "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
@@ -54,11 +55,24 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
         "Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
         "Roku/DVP-12.5 (12.5.0.4178-46)",
-        "Mozilla/5.0 (SMART-TV; Linux; Tizen 7.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/5.0 Chrome/94.0.4606.31 TV Safari/537.36",
-    };
-    private static final String[] COUNTRIES = {"US", "US", "US", "DE", "GB", "FR", "JP", "BR", "IN", "CA", "AU", "ES"};
-    private static final String[] DEVICES = {"mobile", "mobile", "mobile", "desktop", "tablet", "ctv"};
-    private static final String[] CURRENCIES = {"USD", "USD", "USD", "EUR", "GBP", "JPY"};
+        "Mozilla/5.0 (SMART-TV; Linux; Tizen 7.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/5.0 Chrome/94.0.4606.31 TV Safari/537.36");
+    private static final byte[][] COUNTRIES = ascii("US", "US", "US", "DE", "GB", "FR", "JP", "BR", "IN", "CA", "AU", "ES");
+    private static final byte[][] DEVICES = ascii("mobile", "mobile", "mobile", "desktop", "tablet", "ctv");
+    private static final byte[][] CURRENCIES = ascii("USD", "USD", "USD", "EUR", "GBP", "JPY");
+    // The fixed parts of an impression's JSON, in field order.
+    private static final byte[] REQUEST_ID = ascii("{\"requestId\":\"");
+    private static final byte[] AD_ID = ascii("\",\"adId\":\"");
+    private static final byte[] TS = ascii("\",\"ts\":");
+    private static final byte[] CAMPAIGN_ID = ascii(",\"campaignId\":\"cmp-");
+    private static final byte[] PLACEMENT_ID = ascii("\",\"placementId\":\"plc-");
+    private static final byte[] PUBLISHER_ID = ascii("\",\"publisherId\":\"pub-");
+    private static final byte[] COUNTRY = ascii("\",\"country\":\"");
+    private static final byte[] DEVICE_TYPE = ascii("\",\"deviceType\":\"");
+    private static final byte[] USER_AGENT = ascii("\",\"userAgent\":\"");
+    private static final byte[] PRICE = ascii("\",\"price\":");
+    private static final byte[] CURRENCY = ascii(",\"currency\":\"");
+    private static final byte[] BID_ID = ascii("\",\"bidId\":\"");
+    private static final byte[] END = ascii("\"}");
 
     private final GeneratorSettings settings;
     private final SplittableRandom random;
@@ -73,9 +87,13 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private final long[] timeBasedNodes = new long[8];
     private final int[] timeBasedClockSequences = new int[8];
 
-    private final PriorityQueue<PendingCopy> pending = new PriorityQueue<>();
+    /** Reused to assemble payloads. */
+    private final AsciiByteBuilder payloadBuilder = new AsciiByteBuilder(512);
+    /** Copies scheduled and not yet emitted, by due time and then original. */
+    private final DueTimeQueue<PendingCopy> pending = new DueTimeQueue<>();
     private final ArrayDeque<String> requestAdsLeft = new ArrayDeque<>();
     private String currentRequestId;
+    private String oversizedPadding;
     private long produced;
     private long timeBasedCounter;
 
@@ -111,10 +129,8 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         }
         long seq = produced++;
         long clock = startMillis + (long) (seq * stepMillis);
-        PendingCopy due = pending.peek();
-        if (due != null && due.eventTime <= clock) {
-            pending.poll();
-            return copy(seq, due);
+        if (!pending.isEmpty() && pending.peekDueTime() <= clock) {
+            return copy(seq, pending.poll());
         }
         // Of the steps not taken by copies, dead letters take their share of all records; a request's
         // next ad waits a step for them, so the shares hold whatever the ads per request.
@@ -165,7 +181,8 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             for (int i = 0; i < copies; i++) {
                 boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
                 long delay = beyond ? beyondRetentionDelay() : withinRetentionDelay();
-                pending.add(new PendingCopy(eventTime + delay, seq, requestId, adId, payload, beyond));
+                long due = eventTime + delay;
+                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond));
             }
         }
         return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
@@ -224,7 +241,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         boolean jsonObject = true;
         switch (random.nextInt(11)) {
             case 0: // invalid JSON: cut short
-                json = payload.before + clock;
+                json = payload.before() + clock;
                 jsonObject = false;
                 break;
             case 1:
@@ -234,11 +251,11 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 json = payload.json(clock).replace("\"adId\":\"" + adId + "\",", "");
                 break;
             case 3:
-                json = payload.before + "\"yesterday\"" + payload.after;
+                json = payload.before() + "\"yesterday\"" + payload.after();
                 break;
             case 4:
                 String[] absurd = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
-                json = payload.before + absurd[random.nextInt(absurd.length)] + payload.after;
+                json = payload.before() + absurd[random.nextInt(absurd.length)] + payload.after();
                 break;
             case 5:
                 return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
@@ -247,11 +264,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 random.nextBytes(garbage);
                 return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, null, garbage, false);
             case 7:
-                StringBuilder padding = new StringBuilder(settings.oversizedBytes);
-                while (padding.length() < settings.oversizedBytes) {
-                    padding.append("0123456789abcdef");
-                }
-                json = payload.json(clock).replace("\"currency\"", "\"padding\":\"" + padding + "\",\"currency\"");
+                json = payload.json(clock).replace("\"currency\"", "\"padding\":\"" + oversizedPadding() + "\",\"currency\"");
                 reason = "oversized";
                 break;
             case 8:
@@ -268,11 +281,23 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 json.getBytes(StandardCharsets.UTF_8), jsonObject);
     }
 
+    /** The filler that makes a value oversized: the same for every such record, so built once. */
+    private String oversizedPadding() {
+        if (oversizedPadding == null) {
+            StringBuilder padding = new StringBuilder(settings.oversizedBytes + 16);
+            while (padding.length() < settings.oversizedBytes) {
+                padding.append("0123456789abcdef");
+            }
+            oversizedPadding = padding.toString();
+        }
+        return oversizedPadding;
+    }
+
     private GeneratedRecord record(
             long seq, RecordClass recordClass, String reason, long group, String requestId, String adId, long eventTime, Payload payload) {
         boolean iso = random.nextDouble() < settings.isoTimestampShare;
         byte[] json = iso
-                ? (payload.before + '"' + Instant.ofEpochMilli(eventTime) + '"' + payload.after).getBytes(StandardCharsets.UTF_8)
+                ? payload.jsonBytes(Instant.ofEpochMilli(eventTime).toString())
                 : payload.jsonBytes(eventTime);
         return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId), json, true);
     }
@@ -320,54 +345,79 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     /** The JSON of an impression, split around its timestamp so copies can re-stamp it. */
     private Payload payload(String requestId, String adId) {
         int adRank = Integer.parseInt(adId, 3, adId.length(), 10);
-        StringBuilder before = new StringBuilder(320)
-                .append("{\"requestId\":\"").append(requestId)
-                .append("\",\"adId\":\"").append(adId)
-                .append("\",\"ts\":");
-        StringBuilder after = new StringBuilder(320)
-                .append(",\"campaignId\":\"cmp-").append(adRank % 400)
-                .append("\",\"placementId\":\"plc-").append(random.nextInt(2000))
-                .append("\",\"publisherId\":\"pub-").append(random.nextInt(300))
-                .append("\",\"country\":\"").append(COUNTRIES[random.nextInt(COUNTRIES.length)])
-                .append("\",\"deviceType\":\"").append(DEVICES[random.nextInt(DEVICES.length)])
-                .append("\",\"userAgent\":\"").append(USER_AGENTS[random.nextInt(USER_AGENTS.length)])
-                .append("\",\"price\":").append(random.nextInt(20)).append('.').append(1000 + random.nextInt(9000))
-                .append(",\"currency\":\"").append(CURRENCIES[random.nextInt(CURRENCIES.length)])
-                .append("\",\"bidId\":\"").append(Long.toHexString(random.nextLong()))
-                .append("\"}");
-        return new Payload(before.toString(), after.toString());
+        byte[] before = payloadBuilder.reset()
+                .append(REQUEST_ID).append(requestId)
+                .append(AD_ID).append(adId)
+                .append(TS)
+                .toByteArray();
+        // The random draws below run in this order: it is part of what a seed reproduces.
+        byte[] after = payloadBuilder.reset()
+                .append(CAMPAIGN_ID).append(adRank % 400)
+                .append(PLACEMENT_ID).append(random.nextInt(2000))
+                .append(PUBLISHER_ID).append(random.nextInt(300))
+                .append(COUNTRY).append(COUNTRIES[random.nextInt(COUNTRIES.length)])
+                .append(DEVICE_TYPE).append(DEVICES[random.nextInt(DEVICES.length)])
+                .append(USER_AGENT).append(USER_AGENTS[random.nextInt(USER_AGENTS.length)])
+                .append(PRICE).append(random.nextInt(20)).append('.').append(1000 + random.nextInt(9000))
+                .append(CURRENCY).append(CURRENCIES[random.nextInt(CURRENCIES.length)])
+                .append(BID_ID).appendHex(random.nextLong())
+                .append(END)
+                .toByteArray();
+        return new Payload(before, after);
     }
 
-    /** An impression's JSON around its timestamp value, as UTF-8 (ASCII) bytes. */
+    /**
+     * An impression's JSON (ASCII) around its timestamp value. Only the bytes are kept: copies waiting
+     * in {@link #pending} hold their payload for up to the retention, and are most of the live heap.
+     */
     private static final class Payload {
-        final String before;
-        final String after;
-        private final byte[] beforeBytes;
-        private final byte[] afterBytes;
+        private final byte[] before;
+        private final byte[] after;
 
-        Payload(String before, String after) {
+        Payload(byte[] before, byte[] after) {
             this.before = before;
             this.after = after;
-            this.beforeBytes = before.getBytes(StandardCharsets.UTF_8);
-            this.afterBytes = after.getBytes(StandardCharsets.UTF_8);
+        }
+
+        /** The JSON up to the timestamp value, for the rare malformed variants built from strings. */
+        String before() {
+            return new String(before, StandardCharsets.US_ASCII);
+        }
+
+        String after() {
+            return new String(after, StandardCharsets.US_ASCII);
         }
 
         String json(long eventTime) {
-            return before + eventTime + after;
+            return before() + eventTime + after();
         }
 
         /** The JSON with {@code eventTime} as epoch millis, built in one array. */
         byte[] jsonBytes(long eventTime) {
-            byte[] json = new byte[beforeBytes.length + Digits.length(eventTime) + afterBytes.length];
-            System.arraycopy(beforeBytes, 0, json, 0, beforeBytes.length);
-            int pos = Digits.write(eventTime, json, beforeBytes.length);
-            System.arraycopy(afterBytes, 0, json, pos, afterBytes.length);
+            byte[] json = new byte[before.length + Digits.length(eventTime) + after.length];
+            System.arraycopy(before, 0, json, 0, before.length);
+            int pos = Digits.write(eventTime, json, before.length);
+            System.arraycopy(after, 0, json, pos, after.length);
+            return json;
+        }
+
+        /** The JSON with {@code timestamp} as a JSON string. */
+        byte[] jsonBytes(String timestamp) {
+            byte[] json = new byte[before.length + timestamp.length() + 2 + after.length];
+            System.arraycopy(before, 0, json, 0, before.length);
+            int pos = before.length;
+            json[pos++] = '"';
+            for (int i = 0; i < timestamp.length(); i++) {
+                json[pos++] = (byte) timestamp.charAt(i);
+            }
+            json[pos++] = '"';
+            System.arraycopy(after, 0, json, pos, after.length);
             return json;
         }
     }
 
     /** A copy waiting for its due time. */
-    private static final class PendingCopy implements Comparable<PendingCopy> {
+    private static final class PendingCopy {
         final long eventTime;
         final long originalSeq;
         final String requestId;
@@ -382,12 +432,6 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             this.adId = adId;
             this.payload = payload;
             this.beyondRetention = beyondRetention;
-        }
-
-        @Override
-        public int compareTo(PendingCopy other) {
-            int byTime = Long.compare(eventTime, other.eventTime);
-            return byTime != 0 ? byTime : Long.compare(originalSeq, other.originalSeq);
         }
     }
 }

@@ -2,7 +2,6 @@ package io.impressiondedup.testdata;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Writes generated records as {@link RecordEnvelope} lines. */
@@ -13,11 +12,7 @@ public final class JsonlFileDestination implements RecordDestination {
 
     public JsonlFileDestination(Path file) throws IOException {
         this.file = file;
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        this.out = new UnsynchronizedBufferedOutputStream(Files.newOutputStream(file), 1 << 20);
+        this.out = UnsynchronizedBufferedOutputStream.toNewFile(file);
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.impressiondedup.testdata;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * A buffered stream for one writing thread. {@code java.io.BufferedOutputStream} synchronizes every
@@ -17,6 +19,18 @@ final class UnsynchronizedBufferedOutputStream extends OutputStream {
     UnsynchronizedBufferedOutputStream(OutputStream out, int size) {
         this.out = out;
         this.buffer = new byte[size];
+    }
+
+    /**
+     * Creates (or truncates) {@code file} and its missing parent directories, written with direct I/O
+     * where the file system allows (see {@link DirectFileOutputStream}).
+     */
+    static UnsynchronizedBufferedOutputStream toNewFile(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        return new UnsynchronizedBufferedOutputStream(DirectFileOutputStream.open(file, 8 << 20), 1 << 20);
     }
 
     @Override
