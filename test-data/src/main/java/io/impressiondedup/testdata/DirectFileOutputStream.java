@@ -30,8 +30,8 @@ import java.util.concurrent.Future;
  * writer thread while the caller fills a second one: generating and writing overlap, and the writer
  * thread spends its time waiting, not computing. The unaligned tail (less than one block) is written
  * at {@link #close()} through an ordinary channel; {@link #flush()} writes whole blocks only. When
- * the file system refuses direct I/O (older tmpfs, some network and FUSE file systems), {@link #open}
- * falls back to an ordinary file stream.
+ * the file system refuses direct I/O (older tmpfs, some network and FUSE file systems) at open or
+ * at a first aligned write, {@link #open} falls back to an ordinary file stream.
  */
 final class DirectFileOutputStream extends OutputStream {
 
@@ -72,8 +72,30 @@ final class DirectFileOutputStream extends OutputStream {
         } catch (IOException | UnsupportedOperationException | ArithmeticException e) {
             return Files.newOutputStream(file);
         }
+        if (!acceptsAlignedWrites(channel, blockSize)) {
+            channel.close();
+            return Files.newOutputStream(file);
+        }
         int capacity = (Math.max(bufferBytes, blockSize) + blockSize - 1) / blockSize * blockSize;
         return new DirectFileOutputStream(file, channel, capacity, blockSize);
+    }
+
+    /**
+     * Some file systems accept O_DIRECT at open and refuse the writes (or want a larger alignment than
+     * they report): one block written and truncated away finds out before any data is at stake.
+     */
+    private static boolean acceptsAlignedWrites(FileChannel channel, int blockSize) {
+        try {
+            ByteBuffer block = alignedBuffer(blockSize, blockSize);
+            while (block.hasRemaining()) {
+                channel.write(block);
+            }
+            channel.truncate(0);
+            channel.position(0);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static ByteBuffer alignedBuffer(int capacity, int blockSize) {
