@@ -34,6 +34,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -152,6 +153,9 @@ public final class LocalRun {
             Configuration flink = DedupJob.flinkConfiguration(config);
             flink.set(RestOptions.PORT, webPort);
             flink.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+            // The REST API caches metrics for 10 s by default: longer than half of a default run, whose
+            // report would then show the gauges as they were before the first records.
+            flink.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
             env.setParallelism(parallelism);
             DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), DedupJob.kafkaSinks(config));
@@ -230,8 +234,11 @@ public final class LocalRun {
                 v.lost(), v.writtenTwice(), v.misclassifiedDeadLetters(), v.deadLettersInOutput()));
         lines.add(String.format(Locale.ROOT, "Throughput:       %,.0f records/s over the job's %.1f s (including start-up and the final checkpoint)",
                 input / jobSeconds, jobSeconds));
-        lines.add(String.format(Locale.ROOT, "State:            last checkpoint %s (full size %s); Bloom filters %s in %d shard-buckets",
-                bytes(monitor.checkpointedBytes), bytes(monitor.checkpointFullBytes), bytes(monitor.bloomBytes), monitor.liveBuckets));
+        lines.add(String.format(Locale.ROOT, "State:            last checkpoint %s (full size %s); %s",
+                bytes(monitor.checkpointedBytes), bytes(monitor.checkpointFullBytes), monitor.liveBuckets > 0
+                        ? String.format(Locale.ROOT, "Bloom filters %s in %d shard-buckets (gauges as last fetched during the run)",
+                                bytes(monitor.bloomBytes), monitor.liveBuckets)
+                        : "Bloom filter gauges not seen (the job ended before the REST API had them)"));
         lines.add(String.format(Locale.ROOT, "Time:             generate %.1f s, job %.1f s, verify %.1f s, total %.1f s",
                 generationSeconds, jobSeconds, verifySeconds, totalSeconds));
         return String.join(System.lineSeparator(), lines) + System.lineSeparator();
