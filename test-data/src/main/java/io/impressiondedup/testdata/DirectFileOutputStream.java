@@ -63,6 +63,9 @@ final class DirectFileOutputStream extends OutputStream {
      * it and two buffers of {@code bufferBytes} (rounded up to whole blocks).
      */
     static OutputStream open(Path file, int bufferBytes) throws IOException {
+        if (Files.exists(file) && !Files.isRegularFile(file)) { // /dev/null, /dev/stdout, a named pipe: as they are
+            return Files.newOutputStream(file);
+        }
         int blockSize;
         FileChannel channel;
         try {
