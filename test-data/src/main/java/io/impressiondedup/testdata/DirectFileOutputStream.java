@@ -28,10 +28,12 @@ import java.util.concurrent.Future;
  * system's block size, so bytes gather in an aligned direct buffer. A direct write does not return
  * until the device has the data (a few milliseconds per 8 MiB here), so a full buffer is handed to a
  * writer thread while the caller fills a second one: generating and writing overlap, and the writer
- * thread spends its time waiting, not computing. The unaligned tail (less than one block) is written
- * at {@link #close()} through an ordinary channel; {@link #flush()} writes whole blocks only. When
- * the file system refuses direct I/O (older tmpfs, some network and FUSE file systems) at open or
- * at a first aligned write, {@link #open} falls back to an ordinary file stream.
+ * thread spends its time waiting, not computing. At {@link #close()} the last partial block is
+ * padded to a whole one, written, and the file truncated to its exact length; {@link #flush()}
+ * writes whole blocks only. When the file system refuses direct I/O (older tmpfs, some network and
+ * FUSE file systems) at open or at a first aligned write, or the direct buffers cannot be had,
+ * {@link #open} falls back to an ordinary file stream; devices and pipes are always written as they
+ * are.
  */
 final class DirectFileOutputStream extends OutputStream {
 
@@ -43,14 +45,16 @@ final class DirectFileOutputStream extends OutputStream {
     private ByteBuffer filling;
     private ByteBuffer writing;
     private Future<?> inFlight;
+    /** Bytes written by the caller so far: the file's length after {@link #close()}. */
+    private long length;
     private boolean closed;
 
-    private DirectFileOutputStream(Path file, FileChannel channel, int capacity, int blockSize) {
+    private DirectFileOutputStream(Path file, FileChannel channel, ByteBuffer filling, ByteBuffer writing, int blockSize) {
         this.file = file;
         this.channel = channel;
         this.blockSize = blockSize;
-        this.filling = alignedBuffer(capacity, blockSize);
-        this.writing = alignedBuffer(capacity, blockSize);
+        this.filling = filling;
+        this.writing = writing;
         this.writer = Executors.newSingleThreadExecutor(task -> {
             Thread thread = new Thread(task, "direct-write " + file.getFileName());
             thread.setDaemon(true);
@@ -67,37 +71,49 @@ final class DirectFileOutputStream extends OutputStream {
             return Files.newOutputStream(file);
         }
         int blockSize;
-        FileChannel channel;
+        ByteBuffer filling;
+        ByteBuffer writing;
         try {
             blockSize = Math.toIntExact(Math.max(512, Files.getFileStore(file.toAbsolutePath().getParent()).getBlockSize()));
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE,
-                    ExtendedOpenOption.DIRECT);
-        } catch (IOException | UnsupportedOperationException | ArithmeticException e) {
+            int capacity = (Math.max(bufferBytes, blockSize) + blockSize - 1) / blockSize * blockSize;
+            filling = alignedBuffer(capacity, blockSize);
+            writing = alignedBuffer(capacity, blockSize);
+        } catch (IOException | UnsupportedOperationException | ArithmeticException | IllegalArgumentException e) {
+            return Files.newOutputStream(file);
+        } catch (OutOfMemoryError e) { // direct memory is capped at the heap size: a small heap has none to spare
             return Files.newOutputStream(file);
         }
-        if (!acceptsAlignedWrites(channel, blockSize)) {
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE,
+                    ExtendedOpenOption.DIRECT);
+        } catch (IOException | UnsupportedOperationException e) {
+            return Files.newOutputStream(file);
+        }
+        if (!acceptsAlignedWrites(channel, writing, blockSize)) {
             channel.close();
             return Files.newOutputStream(file);
         }
-        int capacity = (Math.max(bufferBytes, blockSize) + blockSize - 1) / blockSize * blockSize;
-        return new DirectFileOutputStream(file, channel, capacity, blockSize);
+        return new DirectFileOutputStream(file, channel, filling, writing, blockSize);
     }
 
     /**
      * Some file systems accept O_DIRECT at open and refuse the writes (or want a larger alignment than
      * they report): one block written and truncated away finds out before any data is at stake.
      */
-    private static boolean acceptsAlignedWrites(FileChannel channel, int blockSize) {
+    private static boolean acceptsAlignedWrites(FileChannel channel, ByteBuffer buffer, int blockSize) {
         try {
-            ByteBuffer block = alignedBuffer(blockSize, blockSize);
-            while (block.hasRemaining()) {
-                channel.write(block);
+            buffer.clear().limit(blockSize);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
             }
             channel.truncate(0);
             channel.position(0);
             return true;
         } catch (IOException e) {
             return false;
+        } finally {
+            buffer.clear();
         }
     }
 
@@ -107,14 +123,18 @@ final class DirectFileOutputStream extends OutputStream {
 
     @Override
     public void write(int b) throws IOException {
+        ensureOpen();
         if (!filling.hasRemaining()) {
             handOffWholeBlocks();
         }
         filling.put((byte) b);
+        length++;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
+        ensureOpen();
+        length += len;
         while (len > 0) {
             if (!filling.hasRemaining()) {
                 handOffWholeBlocks();
@@ -126,9 +146,19 @@ final class DirectFileOutputStream extends OutputStream {
         }
     }
 
-    /** Writes the whole blocks gathered so far and waits for them; a partial block stays for later. */
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Stream to " + file + " is closed");
+        }
+    }
+
+    /**
+     * Writes the whole blocks gathered so far and waits for them. Unlike most streams, a partial
+     * block stays buffered until more bytes complete it or {@link #close()} writes it.
+     */
     @Override
     public void flush() throws IOException {
+        ensureOpen();
         handOffWholeBlocks();
         awaitInFlight();
     }
@@ -151,12 +181,21 @@ final class DirectFileOutputStream extends OutputStream {
         full.position(0).limit(whole);
         filling = writing;
         writing = full;
-        inFlight = writer.submit(() -> {
-            while (full.hasRemaining()) {
-                channel.write(full);
+        inFlight = writer.submit(() -> writeFully(full));
+    }
+
+    /** On the writer thread. */
+    private Void writeFully(ByteBuffer blocks) throws IOException {
+        int total = blocks.remaining();
+        while (blocks.hasRemaining()) {
+            int written = channel.write(blocks);
+            if (blocks.hasRemaining() && written % blockSize != 0) {
+                // A retry would start off the block grid and fail with an alignment error that hides this.
+                throw new IOException("Short write: " + (total - blocks.remaining()) + " of " + total
+                        + " bytes (is the disk full, or a file size limit reached?)");
             }
-            return null;
-        });
+        }
+        return null;
     }
 
     private void awaitInFlight() throws IOException {
@@ -165,16 +204,18 @@ final class DirectFileOutputStream extends OutputStream {
         }
         try {
             inFlight.get();
+            inFlight = null;
         } catch (InterruptedException e) {
+            // inFlight stays: the write may still be running, and the next call must wait for it.
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while writing " + file);
         } catch (ExecutionException e) {
-            throw new IOException("Writing " + file + " with direct I/O failed: " + e.getCause().getMessage(), e.getCause());
-        } finally {
             inFlight = null;
+            throw new IOException("Writing " + file + " with direct I/O failed: " + e.getCause(), e.getCause());
         }
     }
 
+    /** Pads the last partial block with zeros, writes it, and truncates the file to the bytes written. */
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -182,18 +223,19 @@ final class DirectFileOutputStream extends OutputStream {
         }
         closed = true;
         try (FileChannel direct = channel) {
-            handOffWholeBlocks();
-            awaitInFlight();
-        } finally {
-            writer.shutdownNow();
-        }
-        if (filling.position() > 0) {
-            filling.flip();
-            try (FileChannel tail = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-                while (filling.hasRemaining()) {
-                    tail.write(filling);
+            int partial = filling.position() % blockSize;
+            if (partial > 0) {
+                for (int i = partial; i < blockSize; i++) {
+                    filling.put((byte) 0);
                 }
             }
+            handOffWholeBlocks();
+            awaitInFlight();
+            if (partial > 0) {
+                direct.truncate(length);
+            }
+        } finally {
+            writer.shutdownNow();
         }
     }
 }
