@@ -4,6 +4,7 @@ import static io.impressiondedup.job.DedupJobOptions.*;
 
 import io.impressiondedup.job.io.ParserSettings;
 import io.impressiondedup.operators.dedup.DedupSettings;
+import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.state.cli.CommandLine;
 import io.impressiondedup.state.cli.InvalidCommandLineException;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -11,6 +12,7 @@ import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.Serializable;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -60,7 +62,7 @@ public final class DedupJobConfig implements Serializable {
         maxParallelism = cl.get(MAX_PARALLELISM);
         parallelism = cl.getOptional(PARALLELISM).orElse(null);
         int shards = cl.getOptional(SHARDS).orElse(maxParallelism);
-        TimeBuckets buckets = new TimeBuckets(cl.get(BUCKET_SIZE), cl.get(RETENTION), ZoneId.of(cl.get(ZONE)));
+        TimeBuckets buckets = new TimeBuckets(cl.get(BUCKET_SIZE), cl.get(RETENTION), cl.get(ALLOWED_LATENESS), ZoneId.of(cl.get(ZONE)));
         DedupPlan plan;
         try {
             plan = DedupPlan.builder()
@@ -76,7 +78,9 @@ public final class DedupJobConfig implements Serializable {
         }
         DedupSettings.Builder settings = DedupSettings.builder()
                 .plan(plan)
-                .emitDuplicates(duplicatesTopic != null);
+                .emitDuplicates(duplicatesTopic != null)
+                .latePolicy(LatePolicy.fromOptionValue(cl.get(LATE_POLICY)))
+                .resetLatenessWatermark(cl.get(RESET_LATENESS_WATERMARK));
         cl.getOptional(STATE_TTL).ifPresent(settings::stateTtl);
         try {
             dedupSettings = settings.build();
@@ -84,7 +88,7 @@ public final class DedupJobConfig implements Serializable {
             throw new InvalidCommandLineException("Invalid value for --" + STATE_TTL.key() + ": " + e.getMessage(), e);
         }
         parserSettings = new ParserSettings(cl.get(REQUEST_ID_FIELD), cl.get(AD_ID_FIELD), cl.get(TIMESTAMP_FIELD),
-                cl.get(MAX_RECORD_BYTES), cl.get(MAX_FUTURE_SKEW));
+                cl.get(MAX_RECORD_BYTES), cl.get(MAX_FUTURE_SKEW), Instant.parse(cl.get(MIN_EVENT_TIME)));
         maxOutOfOrderness = cl.get(MAX_OUT_OF_ORDERNESS);
         idleness = cl.get(IDLENESS);
         stateBackend = cl.get(STATE_BACKEND);

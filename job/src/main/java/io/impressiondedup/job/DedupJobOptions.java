@@ -46,6 +46,23 @@ public final class DedupJobOptions {
     public static final ConfigOption<Duration> RETENTION = ConfigOptions.key("retention").durationType()
             .defaultValue(TimeBuckets.DEFAULT_RETENTION)
             .withDescription("How long after its event time an impression is remembered.");
+    public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_ALLOWED_LATENESS)
+            .withDescription("How far behind the watermark a record's event time may be and still be deduplicated normally"
+                    + " (mobile and offline clients flush hours late). Each day of it keeps one more daily filter in state."
+                    + " A record further behind is still checked against the live buckets; only a miss is late.");
+    public static final ConfigOption<String> LATE_POLICY = ConfigOptions.key("late-policy").stringType().defaultValue("dead-letter")
+            .withDescription("What happens to a late record that is not a copy of a live one: dead-letter (reason late),"
+                    + " emit (forwarded with header dedup.late=true) or drop (counted only).");
+    public static final ConfigOption<String> MIN_EVENT_TIME = ConfigOptions.key("min-event-time").stringType()
+            .defaultValue(io.impressiondedup.job.io.ParserSettings.DEFAULT_MIN_EVENT_TIME.toString())
+            .withDescription("Records dated before this ISO-8601 instant are dead-lettered as malformed: no impression is that"
+                    + " old, and such a time would otherwise be a watermark hazard.");
+    public static final ConfigOption<Boolean> RESET_LATENESS_WATERMARK = ConfigOptions.key("reset-lateness-watermark").booleanType()
+            .defaultValue(false)
+            .withDescription("On restore, forget the lateness watermark kept in the savepoint and judge lateness by the new"
+                    + " run's watermark only. For recovering from a watermark pushed too far by bad data; records whose"
+                    + " copies' buckets were already dropped then pass as new.");
     public static final ConfigOption<String> ZONE = ConfigOptions.key("zone").stringType().defaultValue("UTC")
             .withDescription("Time zone whose midnight bucket boundaries align to.");
     public static final ConfigOption<Integer> KEY_BITS = ConfigOptions.key("key-bits").intType()
@@ -111,13 +128,14 @@ public final class DedupJobOptions {
         return stateBackend.equals("rocksdb") ? 256 : DedupPlan.DEFAULT_PAGE_BYTES;
     }
     public static final List<String> DELIVERIES = List.of("exactly-once", "at-least-once");
+    public static final List<String> LATE_POLICIES = List.of("dead-letter", "emit", "drop");
     public static final List<String> STARTING_OFFSET_MODES = List.of("committed", "earliest", "latest");
 
     static final CommandLineOptions OPTIONS = new CommandLineOptions("dedup-job",
                     "Deduplicates JSON ad impressions from a Kafka topic into another, exactly once, with time-bucketed Bloom"
                             + " filters in Flink keyed state.")
             .add(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC, GROUP_ID, STARTING_OFFSETS, BOUNDED,
-                    FPP, CAPACITY, BUCKET_SIZE, RETENTION, ZONE, KEY_BITS, MAX_PARALLELISM, SHARDS, PARALLELISM, PAGE_BYTES,
+                    FPP, CAPACITY, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, LATE_POLICY, MIN_EVENT_TIME, RESET_LATENESS_WATERMARK, ZONE, KEY_BITS, MAX_PARALLELISM, SHARDS, PARALLELISM, PAGE_BYTES,
                     STATE_TTL, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW, MAX_RECORD_BYTES, REQUEST_ID_FIELD, AD_ID_FIELD,
                     TIMESTAMP_FIELD, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX,
                     TRANSACTION_TIMEOUT)
@@ -127,6 +145,9 @@ public final class DedupJobOptions {
             .require(CAPACITY, c -> c > 0, "a positive number of impressions per bucket")
             .require(BUCKET_SIZE, PlanCommand::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d")
             .require(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d")
+            .require(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)")
+            .require(LATE_POLICY, LATE_POLICIES::contains, "one of " + LATE_POLICIES)
+            .require(MIN_EVENT_TIME, DedupJobOptions::isInstant, "an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z")
             .require(ZONE, z -> ZoneId.of(z) != null, "a time zone id such as UTC or Europe/Paris")
             .require(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]")
             .require(MAX_PARALLELISM, p -> p >= 1 && p <= 32768, "an integer in [1, 32768]")
@@ -148,6 +169,15 @@ public final class DedupJobOptions {
             .require(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration")
             .addPassThrough(KAFKA_PREFIX, "Passed to every Kafka client of the job (security.protocol, sasl.*, ssl.*, ...);"
                     + " never logged in clear.");
+
+    private static boolean isInstant(String value) {
+        try {
+            java.time.Instant.parse(value);
+            return true;
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
+    }
 
     private DedupJobOptions() {}
 }

@@ -58,7 +58,7 @@ class ImpressionParserTest {
 
     @Test
     void fieldNamesAreConfigurable() {
-        ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 1000, Duration.ofHours(1)), () -> NOW);
+        ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 1000, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         assertThat(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":1}")).isImpression()).isTrue();
         assertThat(custom.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1}")).deadLetter().error()).contains("missing field 'rid'");
     }
@@ -98,7 +98,7 @@ class ImpressionParserTest {
 
     @Test
     void oversizedRecordsAreDeadLetteredBeforeParsing() {
-        ImpressionParser small = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 50, Duration.ofHours(1)), () -> NOW);
+        ImpressionParser small = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 50, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         ParsedRecord parsed = small.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1,\"padding\":\"0123456789012345678901234567890\"}"));
         assertThat(parsed.deadLetter().reason()).isEqualTo(DeadLetterReason.OVERSIZED);
         assertThat(parsed.deadLetter().error()).contains("--max-record-bytes 50");

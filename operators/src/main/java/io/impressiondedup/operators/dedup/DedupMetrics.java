@@ -10,10 +10,12 @@ import org.apache.flink.metrics.MetricGroup;
  * The operator's metrics, registered directly in its metric group.
  *
  * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
- * instant; {@code filter-expansions} counts layers added because a bucket ran over its planned
+ * instant; {@code late-duplicates} is the part of {@code duplicates} that arrived past the allowed
+ * lateness and was still found in a live bucket (a copy, not a lost impression); {@code filter-expansions} counts layers added because a bucket ran over its planned
  * capacity; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
- * means event time stalled).
+ * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
+ * current rule allowed (timers restored from a release without allowed lateness) and were moved.
  *
  * <p>Gauges, over the shards of this subtask, recomputed on the task thread every few seconds (a
  * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
@@ -29,6 +31,8 @@ final class DedupMetrics {
     static final String UNIQUE = "unique";
     static final String DUPLICATES = "duplicates";
     static final String LATE = "late";
+    static final String LATE_DUPLICATES = "late-duplicates";
+    static final String BUCKET_EXPIRIES_DEFERRED = "bucket-expiries-deferred";
     static final String FILTER_EXPANSIONS = "filter-expansions";
     static final String BUCKETS_EXPIRED = "buckets-expired";
     static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
@@ -41,6 +45,8 @@ final class DedupMetrics {
     final Counter unique;
     final Counter duplicates;
     final Counter late;
+    final Counter lateDuplicates;
+    final Counter bucketExpiriesDeferred;
     final Counter filterExpansions;
     final Counter bucketsExpired;
     final Counter bucketsDroppedBySafetyTtl;
@@ -55,6 +61,8 @@ final class DedupMetrics {
         unique = group.counter(UNIQUE);
         duplicates = group.counter(DUPLICATES);
         late = group.counter(LATE);
+        lateDuplicates = group.counter(LATE_DUPLICATES);
+        bucketExpiriesDeferred = group.counter(BUCKET_EXPIRIES_DEFERRED);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
         bucketsExpired = group.counter(BUCKETS_EXPIRED);
         bucketsDroppedBySafetyTtl = group.counter(BUCKETS_DROPPED_BY_SAFETY_TTL);

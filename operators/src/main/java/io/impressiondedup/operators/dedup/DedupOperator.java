@@ -42,13 +42,16 @@ import org.slf4j.LoggerFactory;
  * Drops duplicate impressions with time-bucketed Bloom filters held in keyed state. Keyed by shard
  * ({@link ShardKeySelector}); the first impression of a (request, ad) passes, later copies are dropped.
  *
- * <p><b>Per record.</b> If the record is late ({@link TimeBuckets#isLate}) it goes to {@link #LATE}
- * and nothing else happens. Otherwise it is checked against each live bucket of its shard that can
- * hold a copy within the retention ({@code [t - retention, t + retention]}); a hit means duplicate:
- * counted, optionally emitted to {@link #DUPLICATES}, and dropped. A miss everywhere means unique: it is
- * inserted into the filter of its own event-time bucket (created on first use, with an event-time
- * timer at the bucket's expiry) and emitted. Duplicates are not inserted, so the retention runs from
- * the first occurrence.
+ * <p><b>Per record</b> (the rules are {@link TimeBuckets}'s, numbered there). The record is checked
+ * against each live bucket of its shard that can hold a copy within the retention ({@code [t -
+ * retention, t + retention]}); a hit means duplicate: counted, optionally emitted to {@link
+ * #DUPLICATES}, and dropped (also when the record is late: then it is counted in {@code
+ * late-duplicates} too). A miss everywhere means unique if the record is in time: it is inserted into
+ * the filter of its own event-time bucket (created on first use, with an event-time timer at the
+ * bucket's expiry) and emitted. A late miss is counted as {@code late} and handled by the {@link
+ * LatePolicy}: dead-lettered to {@link #LATE}, emitted with the header {@value #LATE_HEADER} (and
+ * inserted into {@link TimeBuckets#lateInsertBucket}, so its later copies are duplicates), or dropped.
+ * Duplicates are not inserted, so the retention runs from the first occurrence.
  *
  * <p><b>State layout.</b> Per shard: a {@code ValueState<BucketFilters>} with each live bucket's filter
  * metadata (a few dozen bytes per bucket), and a {@code MapState<Long, PageGroup>} with every page of
@@ -64,16 +67,19 @@ import org.slf4j.LoggerFactory;
  * RocksDB read and write per record. A copy is written, never the cached object, so that the heap
  * backend's asynchronous snapshot never sees an object the task thread is changing.
  *
- * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}) against the higher of Flink's
- * watermark and the watermark this operator had reached at its last checkpoint, kept in operator
- * state: after a restore Flink's watermark starts from nothing while the buckets expired before the
+ * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}: more than the allowed lateness
+ * behind) against the higher of Flink's watermark and the watermark this operator had reached at its
+ * last checkpoint, kept in operator state ({@link DedupSettings#resetLatenessWatermark()} ignores it on
+ * restore, to recover from a watermark bad data pushed too far): after a restore Flink's watermark starts from nothing while the buckets expired before the
  * failure stay gone, and a record whose copy was in one of them must not pass as new. (Before the
  * first watermark of a fresh start nothing is late, and nothing can be missed: no bucket has been
  * dropped yet.) Lateness is deliberately not judged from the newest event time seen: records are
  * shuffled from all partitions, and one partition may trail another by a day in a replay.
  *
- * <p><b>Time.</b> Expiry is by event time (timers at bucket end + retention, one per shard and bucket,
- * namespaced by bucket id); replays expire buckets as the original run did. A processing-time safety
+ * <p><b>Time.</b> Expiry is by event time (timers at {@link TimeBuckets#expiryOf}, bucket end +
+ * retention + allowed lateness, one per shard and bucket, namespaced by bucket id); replays expire
+ * buckets as the original run did. A timer that fires before that (restored from a release without
+ * allowed lateness) is moved, not obeyed. A processing-time safety
  * timer per shard and bucket ({@link DedupSettings#stateTtl()} after its creation) drops a bucket that
  * event time has not expired by then, so state stays bounded if the watermark ever stops. It replaces
  * Flink's state TTL, which gives the same bound but whose incremental cleanup on the heap backend
@@ -104,6 +110,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public static final String ACCUMULATOR_UNIQUE = "unique";
     public static final String ACCUMULATOR_DUPLICATES = "duplicates";
     public static final String ACCUMULATOR_LATE = "late";
+    /** The part of {@link #ACCUMULATOR_DUPLICATES} that arrived past the allowed lateness. */
+    public static final String ACCUMULATOR_LATE_DUPLICATES = "late-duplicates";
+
+    /** Header on a late record forwarded under {@link LatePolicy#EMIT}. */
+    public static final String LATE_HEADER = "dedup.late";
+    private static final byte[] LATE_HEADER_VALUE = "true".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     static final String DIRECTORY_STATE = "bucket-filters";
     static final String PAGES_STATE = "bloom-page-groups";
@@ -133,6 +145,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient LongCounter uniqueTotal;
     private transient LongCounter duplicatesTotal;
     private transient LongCounter lateTotal;
+    private transient LongCounter lateDuplicatesTotal;
 
     // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
     private transient FingerprintScheme hashedScheme;
@@ -174,6 +187,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         for (Long watermark : watermarkState.get()) {
             restoredWatermark = Math.max(restoredWatermark, watermark);
         }
+        if (settings.resetLatenessWatermark() && restoredWatermark != Long.MIN_VALUE) {
+            LOG.warn("Ignoring the restored lateness watermark {} (--reset-lateness-watermark): lateness is judged by this"
+                    + " run's watermark only. Copies of impressions in buckets already dropped can pass as new.",
+                    Instant.ofEpochMilli(restoredWatermark));
+            restoredWatermark = Long.MIN_VALUE;
+        }
     }
 
     @Override
@@ -205,9 +224,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         uniqueTotal = new LongCounter();
         duplicatesTotal = new LongCounter();
         lateTotal = new LongCounter();
+        lateDuplicatesTotal = new LongCounter();
         getRuntimeContext().addAccumulator(ACCUMULATOR_UNIQUE, uniqueTotal);
         getRuntimeContext().addAccumulator(ACCUMULATOR_DUPLICATES, duplicatesTotal);
         getRuntimeContext().addAccumulator(ACCUMULATOR_LATE, lateTotal);
+        getRuntimeContext().addAccumulator(ACCUMULATOR_LATE_DUPLICATES, lateDuplicatesTotal);
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketFilters[plan.shards()];
         dirty = new boolean[plan.shards()];
@@ -234,12 +255,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.recordsIn.inc();
         long eventTime = impression.eventTime();
         long watermark = latenessWatermark();
-        if (buckets.isLate(eventTime, watermark)) {
-            metrics.late.inc();
-            lateTotal.add(1L);
-            output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
-            return;
-        }
+        boolean late = buckets.isLate(eventTime, watermark);
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
         BucketFilters directory = directoryOf(shard);
@@ -253,12 +269,19 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             if (bucket > last) {
                 break;
             }
+            if (late && !buckets.isLive(bucket, watermark)) {
+                continue; // expired, its timer not fired yet: TimeBuckets rule 5 checks live buckets only
+            }
             ScalableBloomFilter filter = directory.filterAt(i);
             hash(impression, adIdHash, filter.fingerprintScheme());
             pages.select(bucket, filter);
             if (filter.mightContain(h1, h2, pages)) {
                 metrics.duplicates.inc();
                 duplicatesTotal.add(1L);
+                if (late) {
+                    metrics.lateDuplicates.inc();
+                    lateDuplicatesTotal.add(1L);
+                }
                 if (settings.emitDuplicates()) {
                     output.collect(DUPLICATES, element);
                 }
@@ -266,25 +289,58 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             }
         }
 
-        long ownBucket = buckets.bucketOf(eventTime);
-        ScalableBloomFilter filter = directory.get(ownBucket);
-        if (filter == null) {
-            filter = plan.newBucketFilter();
-            directory.put(ownBucket, filter);
-            expiryTimers.registerEventTimeTimer(ownBucket, buckets.expiryOf(ownBucket));
-            if (safetyTtlMillis > 0) {
-                expiryTimers.registerProcessingTimeTimer(ownBucket, expiryTimers.currentProcessingTime() + safetyTtlMillis);
-            }
+        if (late) {
+            onLateMiss(element, shard, directory, adIdHash, watermark);
+            return;
         }
-        hash(impression, adIdHash, filter.fingerprintScheme());
-        pages.select(ownBucket, filter);
-        if (filter.insertAbsent(h1, h2, pages)) {
-            onGrowth(shard, ownBucket, filter);
-        }
-        markDirty(shard);
+        insert(impression, shard, directory, buckets.bucketOf(eventTime), adIdHash);
         metrics.unique.inc();
         uniqueTotal.add(1L);
         output.collect(element);
+    }
+
+    /** A late record that is not a copy of anything live: counted as late, then as {@link LatePolicy} says. */
+    private void onLateMiss(StreamRecord<Impression> element, int shard, BucketFilters directory, long adIdHash, long watermark)
+            throws Exception {
+        Impression impression = element.getValue();
+        metrics.late.inc();
+        lateTotal.add(1L);
+        switch (settings.latePolicy()) {
+            case DEAD_LETTER:
+                output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
+                break;
+            case EMIT:
+                long bucket = buckets.lateInsertBucket(impression.eventTime(), watermark);
+                if (bucket != TimeBuckets.NO_BUCKET) {
+                    insert(impression, shard, directory, bucket, adIdHash);
+                }
+                output.collect(new StreamRecord<>(
+                        impression.withRaw(impression.raw().withHeader(LATE_HEADER, LATE_HEADER_VALUE)), element.getTimestamp()));
+                break;
+            case DROP:
+                break;
+            default:
+                throw new IllegalStateException("Unknown late policy " + settings.latePolicy());
+        }
+    }
+
+    /** Inserts the current record into {@code bucket}'s filter of {@code shard}, creating it (with its timers) on first use. */
+    private void insert(Impression impression, int shard, BucketFilters directory, long bucket, long adIdHash) throws Exception {
+        ScalableBloomFilter filter = directory.get(bucket);
+        if (filter == null) {
+            filter = plan.newBucketFilter();
+            directory.put(bucket, filter);
+            expiryTimers.registerEventTimeTimer(bucket, buckets.expiryOf(bucket));
+            if (safetyTtlMillis > 0) {
+                expiryTimers.registerProcessingTimeTimer(bucket, expiryTimers.currentProcessingTime() + safetyTtlMillis);
+            }
+        }
+        hash(impression, adIdHash, filter.fingerprintScheme());
+        pages.select(bucket, filter);
+        if (filter.insertAbsent(h1, h2, pages)) {
+            onGrowth(shard, bucket, filter);
+        }
+        markDirty(shard);
     }
 
     /** Probe hashes of the current record for {@code scheme}, reusing them while the scheme is the same. */
@@ -335,19 +391,29 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     }
 
     private DeadLetter lateLetter(Impression impression, long watermark) {
-        long oldest = buckets.firstBucketToCheck(impression.eventTime());
         return new DeadLetter(
                 impression.raw(),
                 DeadLetterReason.LATE,
-                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " is too far behind the watermark "
-                        + Instant.ofEpochMilli(watermark) + ": its earliest possible duplicate's bucket ("
-                        + Instant.ofEpochMilli(buckets.startOf(oldest)) + ") expired at "
-                        + Instant.ofEpochMilli(buckets.expiryOf(oldest)));
+                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " is more than the allowed lateness ("
+                        + buckets.allowedLateness() + ") behind the watermark " + Instant.ofEpochMilli(watermark)
+                        + ", and no live bucket holds a copy of it: its copies may have been in buckets already dropped");
     }
 
+    /**
+     * A bucket's expiry timer. Timers restored from a release that expired buckets at end + retention
+     * (without allowed lateness) fire before {@link TimeBuckets#expiryOf}: such a bucket is kept and its
+     * timer moved to the current rule's expiry, so an upgrade never drops a bucket early.
+     */
     @Override
     public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
-        if (dropBucket(shardKeys.shardOf(timer.getKey()), timer.getNamespace())) {
+        long bucket = timer.getNamespace();
+        long expiry = buckets.expiryOf(bucket);
+        if (timer.getTimestamp() < expiry && expiryTimers.currentWatermark() < expiry) {
+            expiryTimers.registerEventTimeTimer(bucket, expiry);
+            metrics.bucketExpiriesDeferred.inc();
+            return;
+        }
+        if (dropBucket(shardKeys.shardOf(timer.getKey()), bucket)) {
             metrics.bucketsExpired.inc();
         }
     }

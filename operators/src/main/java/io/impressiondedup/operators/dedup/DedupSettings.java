@@ -19,12 +19,16 @@ public final class DedupSettings implements Serializable {
     private final boolean emitDuplicates;
     private final Duration stateTtl;
     private final Duration gaugeInterval;
+    private final LatePolicy latePolicy;
+    private final boolean resetLatenessWatermark;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
         this.emitDuplicates = builder.emitDuplicates;
         this.stateTtl = builder.stateTtl;
         this.gaugeInterval = builder.gaugeInterval;
+        this.latePolicy = builder.latePolicy;
+        this.resetLatenessWatermark = builder.resetLatenessWatermark;
     }
 
     public static Builder builder() {
@@ -51,19 +55,35 @@ public final class DedupSettings implements Serializable {
         return gaugeInterval;
     }
 
+    /** What happens to a late record that is not a copy of a live one. */
+    public LatePolicy latePolicy() {
+        return latePolicy;
+    }
+
+    /** Whether a restore ignores the lateness watermark kept in the savepoint. */
+    public boolean resetLatenessWatermark() {
+        return resetLatenessWatermark;
+    }
+
+    /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */
+    public static Duration minimumStateTtl(DedupPlan plan) {
+        return plan.timeBuckets().retention().plus(plan.timeBuckets().allowedLateness()).plus(plan.timeBuckets().bucketSize());
+    }
+
     /**
-     * The default safety TTL: retention + one bucket (the longest a bucket's state is needed in event
-     * time) + 7 days. It only matters if event time stops (a stuck watermark would otherwise keep
-     * buckets forever); it must exceed any outage the job should survive with its state intact,
-     * because it counts processing time from the bucket's creation.
+     * The default safety TTL: retention + allowed lateness + one bucket (the longest a bucket's state
+     * is needed in event time, {@link #minimumStateTtl}) + 7 days. It only matters if event time stops
+     * (a stuck watermark would otherwise keep buckets forever); it must exceed any outage the job should
+     * survive with its state intact, because it counts processing time from the bucket's creation.
      */
     public static Duration defaultStateTtl(DedupPlan plan) {
-        return plan.timeBuckets().retention().plus(plan.timeBuckets().bucketSize()).plus(Duration.ofDays(7));
+        return minimumStateTtl(plan).plus(Duration.ofDays(7));
     }
 
     @Override
     public String toString() {
-        return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + '}';
+        return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
+                + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -72,6 +92,8 @@ public final class DedupSettings implements Serializable {
         private boolean emitDuplicates;
         private Duration stateTtl;
         private Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
+        private LatePolicy latePolicy = LatePolicy.DEAD_LETTER;
+        private boolean resetLatenessWatermark;
 
         public Builder plan(DedupPlan plan) {
             this.plan = plan;
@@ -95,15 +117,31 @@ public final class DedupSettings implements Serializable {
             return this;
         }
 
+        /** What happens to a late record that is not a copy of a live one (default: dead-letter). */
+        public Builder latePolicy(LatePolicy latePolicy) {
+            this.latePolicy = latePolicy;
+            return this;
+        }
+
+        /**
+         * Ignore the lateness watermark kept in the restored state: for recovering from a watermark that bad
+         * data pushed too far. Records whose copies' buckets were already dropped then pass as new.
+         */
+        public Builder resetLatenessWatermark(boolean resetLatenessWatermark) {
+            this.resetLatenessWatermark = resetLatenessWatermark;
+            return this;
+        }
+
         public DedupSettings build() {
             Objects.requireNonNull(plan, "plan");
             if (stateTtl == null) {
                 stateTtl = defaultStateTtl(plan);
             }
-            Duration needed = plan.timeBuckets().retention().plus(plan.timeBuckets().bucketSize());
+            Objects.requireNonNull(latePolicy, "latePolicy");
+            Duration needed = minimumStateTtl(plan);
             checkArgument(
                     stateTtl.isZero() || stateTtl.compareTo(needed) > 0,
-                    "state TTL %s would drop buckets before their retention ends; it must exceed retention + bucket size (%s), or be 0 to disable",
+                    "state TTL %s would drop buckets before event time does; it must exceed retention + allowed lateness + bucket size (%s), or be 0 to disable",
                     stateTtl,
                     needed);
             checkArgument(!gaugeInterval.isNegative() && !gaugeInterval.isZero(), "gauge interval must be positive, but was %s", gaugeInterval);

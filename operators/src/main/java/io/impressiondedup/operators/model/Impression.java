@@ -55,6 +55,11 @@ public final class Impression {
         return raw;
     }
 
+    /** This impression with another raw record (e.g. one more header). */
+    public Impression withRaw(RawKafkaRecord newRaw) {
+        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, newRaw);
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {

@@ -46,6 +46,15 @@ public final class RawKafkaRecord {
         }
     }
 
+    /** This record with one more header (appended; an existing header of that name is kept too). */
+    public RawKafkaRecord withHeader(String headerKey, byte[] headerValue) {
+        String[] keys = java.util.Arrays.copyOf(headerKeys, headerKeys.length + 1);
+        byte[][] values = java.util.Arrays.copyOf(headerValues, headerValues.length + 1);
+        keys[headerKeys.length] = Objects.requireNonNull(headerKey, "headerKey");
+        values[headerKeys.length] = headerValue;
+        return new RawKafkaRecord(topic, partition, offset, timestamp, key, value, keys, values);
+    }
+
     /** A record with only a value, for tests and tools. */
     public static RawKafkaRecord ofValue(String topic, int partition, long offset, byte[] value) {
         return new RawKafkaRecord(topic, partition, offset, -1L, null, value, null, null);

@@ -115,6 +115,17 @@ final class DedupHarness implements AutoCloseable {
         return duplicates;
     }
 
+    /** The impression a dead letter was made from (test impressions carry requestId, adId and ts in their JSON). */
+    static Impression impressionOf(DeadLetter letter) {
+        String json = new String(letter.raw().value(), java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("\\{\"requestId\":\"([^\"]*)\",\"adId\":\"([^\"]*)\",\"ts\":(-?\\d+)}").matcher(json);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a test impression: " + json);
+        }
+        return TestImpressions.impression(m.group(1), m.group(2), Long.parseLong(m.group(3)));
+    }
+
     long counter(String name) {
         return ((Counter) Objects.requireNonNull(metrics.get(name), name)).getCount();
     }

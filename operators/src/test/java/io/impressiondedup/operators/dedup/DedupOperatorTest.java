@@ -120,7 +120,7 @@ class DedupOperatorTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void aBucketsStateAndTimerAreGoneOnceTheWatermarkPassesBucketEndPlusRetention(Backend backend) throws Exception {
+    void aBucketsStateAndTimerAreGoneOnceTheWatermarkReachesBucketEndPlusRetentionPlusAllowedLateness(Backend backend) throws Exception {
         try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
             Set<Integer> shardKeys = new HashSet<>();
             for (int i = 0; i < 50; i++) {
@@ -139,10 +139,10 @@ class DedupOperatorTest {
             int someShard = shardKeys.iterator().next();
             assertThat(h.pagesPerBucket(someShard)).containsKey(todaysBucket);
 
-            h.watermark(T0 + 3 * DAY - 1);
+            h.watermark(T0 + 4 * DAY - 1); // end of day 0 + 2 days of retention + 1 day of allowed lateness, less 1 ms
             assertThat(h.pagesPerBucket(someShard)).containsKey(todaysBucket);
 
-            h.watermark(T0 + 3 * DAY);
+            h.watermark(T0 + 4 * DAY);
             for (int shardKey : shardKeys) {
                 assertThat(h.pagesPerBucket(shardKey)).doesNotContainKey(todaysBucket);
                 assertThat(h.storedDirectory(shardKey) == null || h.storedDirectory(shardKey).get(todaysBucket) == null).isTrue();
@@ -151,7 +151,7 @@ class DedupOperatorTest {
             assertThat(h.harness.numEventTimeTimers()).isEqualTo(1);
             assertThat(h.counter(DedupMetrics.BUCKETS_EXPIRED)).isEqualTo(shardKeys.size());
 
-            h.watermark(T0 + 4 * DAY);
+            h.watermark(T0 + 5 * DAY);
             assertThat(h.shardsWithDirectory()).isZero();
             assertThat(h.harness.numEventTimeTimers()).isZero();
         }
@@ -159,19 +159,31 @@ class DedupOperatorTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void aRecordWhoseEarliestPossibleDuplicateHasExpiredGoesToTheLateOutput(Backend backend) throws Exception {
+    void aRecordExactlyTheAllowedLatenessBehindTheWatermarkIsDeduplicatedNormally(Backend backend) throws Exception {
         try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
-            h.watermark(T0 + 3 * DAY + 10 * HOUR);
-            // Behind the watermark, in a bucket that has closed: copies 2 days older were in an expired bucket.
-            h.process(impression("old", "a", T0 + 2 * DAY + 23 * HOUR));
-            // Behind the watermark too, but its bucket is still open: every bucket its copies can be in is live.
-            h.process(impression("recent", "a", T0 + 3 * DAY + HOUR));
+            h.watermark(T0 + 3 * DAY);
+            h.process(impression("r", "a", T0 + 2 * DAY)); // W - t = 1 day = the allowed lateness
+            h.process(impression("r", "a", T0 + 2 * DAY));
 
-            assertThat(h.emittedRequestIds()).containsExactly("recent/a");
+            assertThat(h.emittedRequestIds()).containsExactly("r/a");
+            assertThat(h.late()).isEmpty();
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.LATE_DUPLICATES)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRecordOneMillisecondPastTheAllowedLatenessThatIsNoCopyIsDeadLetteredAsLate(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.watermark(T0 + 3 * DAY);
+            h.process(impression("old", "a", T0 + 2 * DAY - 1));
+
+            assertThat(h.emitted()).isEmpty();
             assertThat(h.late()).hasSize(1);
             DeadLetter late = h.late().get(0);
             assertThat(late.reason()).isEqualTo(DeadLetterReason.LATE);
-            assertThat(late.error()).contains("behind the watermark").contains("expired at 2026-11-25T00:00:00Z");
+            assertThat(late.error()).contains("more than the allowed lateness (PT24H) behind the watermark 2026-11-25T00:00:00Z");
             assertThat(new String(late.raw().value(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"requestId\":\"old\"");
             assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(1);
         }
@@ -179,13 +191,77 @@ class DedupOperatorTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void afterARestoreLatenessIsJudgedAgainstTheWatermarkReachedBeforeIt(Backend backend) throws Exception {
-        OperatorSubtaskState state;
+    void aGenuineImpressionTwentyHoursLateAcrossMidnightPasses(Backend backend) throws Exception {
         try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
-            h.process(impression("r", "a", T0 + HOUR));
-            h.watermark(T0 + 3 * DAY + HOUR); // the bucket of T0 is dropped
-            state = h.snapshot(1);
+            h.process(impression("r1", "a", T0 + DAY + 9 * HOUR));
+            h.watermark(T0 + DAY + 10 * HOUR);
+            h.process(impression("delayed", "a", T0 + 14 * HOUR)); // yesterday, 20 hours behind
+            h.process(impression("delayed", "a", T0 + 14 * HOUR)); // and its retry
+
+            assertThat(h.emittedRequestIds()).containsExactly("r1/a", "delayed/a");
+            assertThat(h.late()).isEmpty();
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aCopyPastTheAllowedLatenessOfAnImpressionInALiveBucketIsALateDuplicate(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r", "a", T0 + 20 * HOUR));
+            h.watermark(T0 + 2 * DAY + HOUR); // 29 h past the original: late, but day 0 lives until T0 + 4 days
+            h.process(impression("r", "a", T0 + 20 * HOUR));
+
+            assertThat(h.emittedRequestIds()).containsExactly("r/a");
+            assertThat(h.late()).isEmpty();
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.LATE_DUPLICATES)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.LATE)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void underTheEmitPolicyALateMissIsForwardedWithAHeaderAndItsLaterCopiesAreDuplicates(Backend backend) throws Exception {
+        DedupSettings emit = DedupSettings.builder().plan(defaults().plan()).latePolicy(LatePolicy.EMIT).build();
+        try (DedupHarness h = DedupHarness.open(emit, backend)) {
+            h.watermark(T0 + 5 * DAY); // day 0 expired at T0 + 4 days; days 2.. are live
+            h.process(impression("old", "a", T0 + HOUR)); // own bucket gone: remembered in day 2, within its range
+            h.process(impression("old", "a", T0 + HOUR));
+            h.process(impression("ancient", "a", T0 - 10 * DAY)); // no live bucket in its range: remembered nowhere
+            h.process(impression("ancient", "a", T0 - 10 * DAY));
+
+            assertThat(h.emittedRequestIds()).containsExactly("old/a", "ancient/a", "ancient/a");
+            Impression forwarded = h.emitted().get(0);
+            assertThat(forwarded.raw().headerKey(forwarded.raw().headerCount() - 1)).isEqualTo(DedupOperator.LATE_HEADER);
+            assertThat(new String(forwarded.raw().headerValue(forwarded.raw().headerCount() - 1), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo("true");
+            assertThat(h.late()).isEmpty();
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(3);
+            assertThat(h.counter(DedupMetrics.LATE_DUPLICATES)).isEqualTo(1);
+            assertThat(h.counter(DedupMetrics.UNIQUE)).isZero();
+            assertThat(h.counter(DedupMetrics.RECORDS_IN)).isEqualTo(4);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void underTheDropPolicyALateMissIsOnlyCounted(Backend backend) throws Exception {
+        DedupSettings drop = DedupSettings.builder().plan(defaults().plan()).latePolicy(LatePolicy.DROP).build();
+        try (DedupHarness h = DedupHarness.open(drop, backend)) {
+            h.watermark(T0 + 5 * DAY);
+            h.process(impression("old", "a", T0 + HOUR));
+
+            assertThat(h.emitted()).isEmpty();
+            assertThat(h.late()).isEmpty();
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void afterARestoreLatenessIsJudgedAgainstTheWatermarkReachedBeforeIt(Backend backend) throws Exception {
+        OperatorSubtaskState state = stateWithDayZeroDropped(backend);
         try (DedupHarness restored = DedupHarness.open(defaults(), backend, 1, 0, state)) {
             // Flink's watermark starts from nothing after a restore; the copy of r must not pass as new.
             restored.process(impression("r", "a", T0 + 2 * HOUR));
@@ -197,12 +273,33 @@ class DedupOperatorTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void resettingTheLatenessWatermarkOnRestoreJudgesByTheNewRunsWatermarkOnly(Backend backend) throws Exception {
+        OperatorSubtaskState state = stateWithDayZeroDropped(backend);
+        DedupSettings reset = DedupSettings.builder().plan(defaults().plan()).resetLatenessWatermark(true).build();
+        try (DedupHarness restored = DedupHarness.open(reset, backend, 1, 0, state)) {
+            restored.process(impression("r", "a", T0 + 2 * HOUR)); // its original's bucket is gone: passes, as documented
+
+            assertThat(restored.emittedRequestIds()).containsExactly("r/a");
+            assertThat(restored.late()).isEmpty();
+        }
+    }
+
+    private static OperatorSubtaskState stateWithDayZeroDropped(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
+            h.process(impression("r", "a", T0 + HOUR));
+            h.watermark(T0 + 4 * DAY + HOUR); // the bucket of T0 is dropped
+            return h.snapshot(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void everyRecordIsCountedAsUniqueDuplicateOrLate(Backend backend) throws Exception {
         try (DedupHarness h = DedupHarness.open(defaults(), backend)) {
             for (int i = 0; i < 300; i++) {
                 h.process(impression("r" + (i % 120), "a", T0 + 3 * DAY + i));
                 if (i == 150) {
-                    h.watermark(T0 + 3 * DAY);
+                    h.watermark(T0 + 3 * DAY); // records at T0 are 3 days behind: past the allowed lateness
                 }
                 if (i % 50 == 0) {
                     h.process(impression("late" + i, "a", T0));
@@ -277,7 +374,7 @@ class DedupOperatorTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aBucketTheWatermarkNeverExpiresIsDroppedByTheSafetyTtl(Backend backend) throws Exception {
-        DedupSettings settings = DedupSettings.builder().plan(defaults().plan()).stateTtl(java.time.Duration.ofDays(4)).build();
+        DedupSettings settings = DedupSettings.builder().plan(defaults().plan()).stateTtl(java.time.Duration.ofDays(5)).build();
         try (DedupHarness h = DedupHarness.open(settings, backend)) {
             h.harness.setProcessingTime(0);
             Impression impression = impression("r", "a", T0 + HOUR);
@@ -286,9 +383,9 @@ class DedupOperatorTest {
             h.snapshot(1);
             assertThat(h.pagesPerBucket(shardKey)).isNotEmpty();
 
-            h.harness.setProcessingTime(4 * DAY - 1); // the watermark never moves
+            h.harness.setProcessingTime(5 * DAY - 1); // the watermark never moves
             assertThat(h.pagesPerBucket(shardKey)).isNotEmpty();
-            h.harness.setProcessingTime(4 * DAY);
+            h.harness.setProcessingTime(5 * DAY);
 
             assertThat(h.pagesPerBucket(shardKey)).isEmpty();
             assertThat(h.shardsWithDirectory()).isZero();

@@ -97,6 +97,13 @@ public final class CapacityReport {
                 bitsPerImpression(), classicBitsPerImpression());
         line(sb, "Live buckets held", "%d at most (%d most of the day; one more around bucket boundaries)",
                 plan.liveBuckets(), plan.liveBuckets() - 1);
+        int withoutLateness = DedupPlan.liveBuckets(plan.timeBuckets().withAllowedLateness(java.time.Duration.ZERO));
+        line(sb, "Allowed lateness", "%s: costs %d more live bucket(s), %s (+%.0f%% state); records up to %s behind"
+                        + " the watermark are deduplicated instead of set aside as late",
+                TimeUtils.formatWithHighestUnit(plan.timeBuckets().allowedLateness()), plan.liveBuckets() - withoutLateness,
+                bytes(bytesPerShardBucket() * (plan.liveBuckets() - withoutLateness) * plan.shards()),
+                100.0 * (plan.liveBuckets() - withoutLateness) / withoutLateness,
+                TimeUtils.formatWithHighestUnit(plan.timeBuckets().allowedLateness()));
         line(sb, "State per shard", "%s (%s per bucket)", bytes(bytesPerShard()), bytes(bytesPerShardBucket()));
         line(sb, "State in total", "%s", bytes(totalBytes()));
         line(sb, "Full checkpoint", "~%s (incremental checkpoints upload the pages changed since the last one)",

@@ -93,11 +93,20 @@ public final class DedupPlan implements Serializable {
         return BloomSizing.size(capacityPerShard(), ScalableBloomFilter.layerFpp(bucketFpp(), 0), blocksPerPage);
     }
 
-    /** Buckets held at once: those within retention behind the watermark, the current one, one ahead. */
+    /**
+     * Buckets held at once: those within retention + allowed lateness behind the watermark (a bucket
+     * lives until its end + retention + allowed lateness), the current one, and one ahead (records
+     * ahead of the watermark by the out-of-orderness, around a boundary).
+     */
     public int liveBuckets() {
+        return liveBuckets(timeBuckets);
+    }
+
+    /** {@link #liveBuckets()} for other time buckets, e.g. without allowed lateness, to show what it costs. */
+    public static int liveBuckets(TimeBuckets timeBuckets) {
         long bucket = timeBuckets.bucketSize().toMillis();
-        long retention = timeBuckets.retention().toMillis();
-        return (int) ((retention + bucket - 1) / bucket) + 2;
+        long kept = timeBuckets.retention().toMillis() + timeBuckets.allowedLateness().toMillis();
+        return (int) ((kept + bucket - 1) / bucket) + 2;
     }
 
     public long capacityPerBucket() {

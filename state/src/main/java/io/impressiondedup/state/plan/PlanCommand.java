@@ -26,6 +26,10 @@ public final class PlanCommand {
             .durationType()
             .defaultValue(TimeBuckets.DEFAULT_RETENTION)
             .withDescription("How long after its event time an impression is remembered (e.g. 2d, 36h).");
+    public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness")
+            .durationType()
+            .defaultValue(TimeBuckets.DEFAULT_ALLOWED_LATENESS)
+            .withDescription("How far behind the watermark a record is still deduplicated normally; keeps buckets that much longer.");
     public static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size")
             .durationType()
             .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
@@ -51,11 +55,12 @@ public final class PlanCommand {
                     "plan",
                     "Prints the Bloom filter sizing, memory, checkpoint size and truncation collisions of a planned"
                             + " deployment, next to the state exact dedup would need.")
-            .add(DAILY_VOLUME, FPP, RETENTION, BUCKET_SIZE, SHARDS, KEY_BITS, PAGE_BYTES, ZONE)
+            .add(DAILY_VOLUME, FPP, RETENTION, ALLOWED_LATENESS, BUCKET_SIZE, SHARDS, KEY_BITS, PAGE_BYTES, ZONE)
             .required(DAILY_VOLUME)
             .require(DAILY_VOLUME, v -> v > 0, "a positive number of impressions")
             .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001")
             .require(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d")
+            .require(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d")
             .require(BUCKET_SIZE, PlanCommand::isBucketSize, "a duration of at least 1min that divides a day or is whole days")
             .require(SHARDS, s -> s > 0, "a positive number of shards")
             .require(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]")
@@ -94,7 +99,8 @@ public final class PlanCommand {
     static DedupPlan toPlan(CommandLine commandLine) {
         try {
             TimeBuckets buckets = new TimeBuckets(
-                    commandLine.get(BUCKET_SIZE), commandLine.get(RETENTION), ZoneId.of(commandLine.get(ZONE)));
+                    commandLine.get(BUCKET_SIZE), commandLine.get(RETENTION), commandLine.get(ALLOWED_LATENESS),
+                    ZoneId.of(commandLine.get(ZONE)));
             return DedupPlan.builder()
                     .capacityPerBucket(commandLine.getRequired(DAILY_VOLUME))
                     .fpp(commandLine.get(FPP))

@@ -11,37 +11,50 @@ import java.time.ZoneOffset;
 import java.util.Objects;
 
 /**
- * Event-time buckets: which bucket an impression belongs to, when a bucket expires, and which
- * records come too late to be deduplicated safely. The one place that maps a record to its bucket.
+ * The time semantics of deduplication, written once: which bucket a record belongs to, which buckets
+ * it is checked against, when a record is late, and when a bucket's state is dropped. Every other
+ * class asks this one; the exact reference of the tests restates these rules independently.
  *
- * <p><b>Buckets.</b> Bucket {@code b} covers event times {@code [startOf(b), endOf(b))}. Buckets are
- * aligned to midnight in {@link #zone()} (UTC by default): with the default size of one day, bucket
- * ids are days since 1970-01-01 in that zone. A size must divide a day (1h, 6h, ...) or be a whole
- * number of days, so that boundaries fall on midnights; in a zone with daylight saving time only whole
- * days are allowed, and such days last 23 or 25 hours.
+ * <p>Notation: {@code t} a record's event time, {@code W} the lateness watermark (Flink's event-time
+ * watermark, never lower than the one reached before the last restore), {@code R} the retention,
+ * {@code L} the allowed lateness, all in epoch milliseconds; all sums saturate instead of wrapping.
  *
- * <p><b>Retention and expiry.</b> A bucket is kept until the watermark reaches {@code endOf(b) +
- * retention} ({@link #expiryOf}): every element is remembered for at least the retention after its
- * own event time, and at most one bucket longer. Expiry is driven by event time only, so replaying a
- * week of data expires buckets exactly as the live run did, unlike processing-time TTL.
+ * <p><b>1. Buckets.</b> Bucket {@code b} covers event times {@code [startOf(b), endOf(b))}, aligned
+ * to midnight in {@link #zone()} (UTC by default): with the default size of one day, bucket ids are
+ * days since 1970-01-01 in that zone. A size must divide a day (1h, 6h, ...) or be whole days; in a
+ * zone with daylight saving time only whole days are allowed, and such days last 23 or 25 hours.
+ * Durations (retention, allowed lateness) are exact milliseconds, never calendar days, so a short day
+ * changes which bucket holds an instant but never how long anything is kept or tolerated.
  *
- * <p><b>Which buckets a record is checked against.</b> Two copies whose event times are at most the
- * retention apart must meet, whichever arrives first. So a record at t is checked against every live
- * bucket in {@code [bucketOf(t - retention), bucketOf(t + retention)]}: at most {@link
- * #maxBucketsChecked()} buckets (5 with the defaults), which is why each bucket's filter gets that
- * share of the end-to-end FPP.
+ * <p><b>2. Duplicates.</b> Two records of one identity whose event times are at most {@code R} apart
+ * are copies, whichever arrives first: a record is checked against every live bucket in
+ * {@code [bucketOf(t - R), bucketOf(t + R)]} ({@link #firstBucketToCheck}, {@link
+ * #lastBucketToCheck}), at most {@link #maxBucketsChecked()} buckets (5 with the defaults), which is
+ * why each bucket's filter gets that share of the end-to-end FPP. Because buckets are whole days,
+ * copies up to {@code R} plus one bucket apart may also meet; copies further apart never do.
  *
- * <p><b>Lateness.</b> A record is late when the oldest bucket its earlier copies could be in has
- * already expired at the current watermark: {@code watermark >= expiryOf(bucketOf(t - retention))}.
- * Processing it could pass a duplicate as unique (its copy's filter is gone), so it is set aside with
- * reason "late" instead. When the retention is a whole number of buckets this is simply "the
- * watermark has passed the end of the record's own bucket": a record at or ahead of the watermark is
- * never late, and a record behind it stays in time until its bucket closes (up to a day with day
- * buckets, only the out-of-orderness bound around midnight). The weaker rule "late once its own
- * bucket has expired" would accept such records while their copies' buckets are already dropped.
+ * <p><b>3. Lateness.</b> A record is in time when it is at most the allowed lateness behind the
+ * watermark, {@code t >= W - L}, and late when {@code t < W - L} ({@link #isLate}): exactly at the
+ * limit is in time, one millisecond past it is late. Before the first watermark nothing is late.
+ * Lateness depends on neither bucket boundaries nor retention: a record 20 hours behind is in time with
+ * the default {@code L} of one day whatever the hour of day.
  *
- * <p>Instances cache the last bucket's bounds for zones with daylight saving time; use one per
- * thread.
+ * <p><b>4. Expiry.</b> Bucket {@code b} is dropped when {@code W >= endOf(b) + R + L} ({@link
+ * #expiryOf}). Derivation: an in-time record has {@code t >= W - L}, so its oldest possible copy is at
+ * {@code t - R >= W - L - R}; bucket {@code b} can hold such a copy while its last instant {@code
+ * endOf(b) - 1 >= W - L - R}, that is while {@code W < endOf(b) + R + L}. Hence every bucket an
+ * in-time record must be checked against is still live (no false negatives within the allowed
+ * lateness), and no bucket is kept longer than that needs. Each day of {@code L} keeps one more
+ * daily filter. Expiry follows event time only, so a replay expires buckets as the live run did.
+ *
+ * <p><b>5. Late records are checked first.</b> A late record is still looked up in the live buckets
+ * of its range; a hit is a (late) duplicate and is dropped like any duplicate. Only a miss is late:
+ * its copies may have been in buckets already dropped, so passing it as new could double count.
+ *
+ * <p><b>6. Late records that are emitted anyway</b> (late policy {@code emit}) are remembered where
+ * later copies will look: in {@link #lateInsertBucket} = {@code max(bucketOf(t), oldestLiveBucket(W))}
+ * if that lies within the record's own range {@code <= bucketOf(t + R)}, else nowhere (then no live
+ * bucket can ever be checked by a copy with the same timestamp, and such copies are late misses too).
  */
 public final class TimeBuckets implements Serializable {
 
@@ -49,6 +62,9 @@ public final class TimeBuckets implements Serializable {
 
     public static final Duration DEFAULT_BUCKET_SIZE = Duration.ofDays(1);
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(2);
+    public static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ofDays(1);
+    /** Returned by {@link #lateInsertBucket} when no live bucket can be checked by a later copy. */
+    public static final long NO_BUCKET = Long.MIN_VALUE;
 
     private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
     /** Longest daylight-saving shift in use (Lord Howe: 30 min; historical double summer time: 2 h). */
@@ -56,6 +72,7 @@ public final class TimeBuckets implements Serializable {
 
     private final long bucketMillis;
     private final long retentionMillis;
+    private final long allowedLatenessMillis;
     private final ZoneId zone;
     /** Set for fixed-offset zones: then every bucket is exactly {@link #bucketMillis} long. */
     private final Long fixedOffsetMillis;
@@ -64,12 +81,19 @@ public final class TimeBuckets implements Serializable {
     private transient long cachedStart = Long.MAX_VALUE;
     private transient long cachedEnd = Long.MIN_VALUE;
 
+    /** Buckets with the default allowed lateness ({@link #DEFAULT_ALLOWED_LATENESS}). */
     public TimeBuckets(Duration bucketSize, Duration retention, ZoneId zone) {
+        this(bucketSize, retention, DEFAULT_ALLOWED_LATENESS, zone);
+    }
+
+    public TimeBuckets(Duration bucketSize, Duration retention, Duration allowedLateness, ZoneId zone) {
         Objects.requireNonNull(bucketSize, "bucketSize");
         Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(allowedLateness, "allowedLateness");
         Objects.requireNonNull(zone, "zone");
         this.bucketMillis = bucketSize.toMillis();
         this.retentionMillis = retention.toMillis();
+        this.allowedLatenessMillis = allowedLateness.toMillis();
         this.zone = zone;
         checkArgument(
                 bucketMillis >= Duration.ofMinutes(1).toMillis(),
@@ -80,6 +104,7 @@ public final class TimeBuckets implements Serializable {
                 "bucket size must divide a day (e.g. 1h, 6h) or be whole days, so buckets align to midnight, but was %s",
                 bucketSize);
         checkArgument(retentionMillis > 0, "retention must be positive, but was %s", retention);
+        checkArgument(!allowedLateness.isNegative(), "allowed lateness must not be negative, but was %s", allowedLateness);
         ZoneOffset fixed = zone.getRules().isFixedOffset() ? zone.getRules().getOffset(Instant.EPOCH) : null;
         this.fixedOffsetMillis = fixed == null ? null : fixed.getTotalSeconds() * 1000L;
         checkArgument(
@@ -103,6 +128,15 @@ public final class TimeBuckets implements Serializable {
 
     public Duration retention() {
         return Duration.ofMillis(retentionMillis);
+    }
+
+    public Duration allowedLateness() {
+        return Duration.ofMillis(allowedLatenessMillis);
+    }
+
+    /** The same buckets and retention with another allowed lateness. */
+    public TimeBuckets withAllowedLateness(Duration allowedLateness) {
+        return new TimeBuckets(bucketSize(), retention(), allowedLateness, zone);
     }
 
     public ZoneId zone() {
@@ -135,7 +169,12 @@ public final class TimeBuckets implements Serializable {
     /** First instant (epoch millis, inclusive) of bucket {@code bucket}. */
     public long startOf(long bucket) {
         if (fixedOffsetMillis != null) {
-            return bucket * bucketMillis - fixedOffsetMillis;
+            long hi = Math.multiplyHigh(bucket, bucketMillis);
+            long lo = bucket * bucketMillis;
+            if (hi != (lo >> 63)) { // beyond the range of epoch millis: saturate, never wrap
+                return bucket < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
+            return saturatedSubtract(lo, fixedOffsetMillis);
         }
         long daysPerBucket = bucketMillis / DAY_MILLIS;
         return LocalDate.ofEpochDay(bucket * daysPerBucket).atStartOfDay(zone).toInstant().toEpochMilli();
@@ -146,13 +185,19 @@ public final class TimeBuckets implements Serializable {
         return startOf(bucket + 1);
     }
 
-    /** The watermark at which bucket {@code bucket} expires and its state is cleared. */
+    /** The watermark at which bucket {@code bucket} expires and its state is dropped: {@code endOf(b) + R + L} (rule 4). */
     public long expiryOf(long bucket) {
-        return endOf(bucket) + retentionMillis;
+        return saturatedAdd(saturatedAdd(endOf(bucket), retentionMillis), allowedLatenessMillis);
     }
 
+    /** Whether bucket {@code bucket} is still kept at {@code watermark}. */
     public boolean isLive(long bucket, long watermark) {
         return watermark < expiryOf(bucket);
+    }
+
+    /** The oldest bucket still live at {@code watermark}: {@code bucketOf(W - R - L)}. */
+    public long oldestLiveBucket(long watermark) {
+        return bucketOf(saturatedSubtract(saturatedSubtract(watermark, retentionMillis), allowedLatenessMillis));
     }
 
     /** Oldest bucket that can hold an earlier copy of a record at {@code eventTimeMillis}. */
@@ -165,9 +210,18 @@ public final class TimeBuckets implements Serializable {
         return bucketOf(saturatedAdd(eventTimeMillis, retentionMillis));
     }
 
-    /** Whether a record at {@code eventTimeMillis} arrives too late to be deduplicated at {@code watermark}. */
+    /** Whether a record at {@code eventTimeMillis} is more than the allowed lateness behind {@code watermark} (rule 3). */
     public boolean isLate(long eventTimeMillis, long watermark) {
-        return watermark >= expiryOf(firstBucketToCheck(eventTimeMillis));
+        return eventTimeMillis < saturatedSubtract(watermark, allowedLatenessMillis);
+    }
+
+    /**
+     * Where a late record that is emitted anyway is remembered (rule 6), or {@link #NO_BUCKET} when no
+     * bucket that a copy with the same timestamp would check is still live.
+     */
+    public long lateInsertBucket(long eventTimeMillis, long watermark) {
+        long bucket = Math.max(bucketOf(eventTimeMillis), oldestLiveBucket(watermark));
+        return bucket <= lastBucketToCheck(eventTimeMillis) ? bucket : NO_BUCKET;
     }
 
     /**
@@ -180,14 +234,22 @@ public final class TimeBuckets implements Serializable {
         return (int) (2 * perSide + 1);
     }
 
-    private static long saturatedSubtract(long a, long b) {
+    /** {@code a - b}, or {@link Long#MIN_VALUE} / {@link Long#MAX_VALUE} where that would wrap. */
+    public static long saturatedSubtract(long a, long b) {
         long r = a - b;
-        return ((a ^ b) & (a ^ r)) < 0 ? Long.MIN_VALUE : r;
+        if (((a ^ b) & (a ^ r)) < 0) {
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return r;
     }
 
-    private static long saturatedAdd(long a, long b) {
+    /** {@code a + b}, or {@link Long#MAX_VALUE} / {@link Long#MIN_VALUE} where that would wrap. */
+    public static long saturatedAdd(long a, long b) {
         long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+        if (((a ^ r) & (b ^ r)) < 0) {
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return r;
     }
 
     @Override
@@ -199,16 +261,19 @@ public final class TimeBuckets implements Serializable {
             return false;
         }
         TimeBuckets that = (TimeBuckets) o;
-        return bucketMillis == that.bucketMillis && retentionMillis == that.retentionMillis && zone.equals(that.zone);
+        return bucketMillis == that.bucketMillis
+                && retentionMillis == that.retentionMillis
+                && allowedLatenessMillis == that.allowedLatenessMillis
+                && zone.equals(that.zone);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bucketMillis, retentionMillis, zone);
+        return Objects.hash(bucketMillis, retentionMillis, allowedLatenessMillis, zone);
     }
 
     @Override
     public String toString() {
-        return "TimeBuckets{size=" + bucketSize() + ", retention=" + retention() + ", zone=" + zone + '}';
+        return "TimeBuckets{size=" + bucketSize() + ", retention=" + retention() + ", allowedLateness=" + allowedLateness() + ", zone=" + zone + '}';
     }
 }
