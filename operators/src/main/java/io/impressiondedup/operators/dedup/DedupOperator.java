@@ -160,7 +160,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         plan = settings.plan();
-        buckets = new TimeBuckets(plan.timeBuckets().bucketSize(), plan.timeBuckets().retention(), plan.timeBuckets().zone());
+        buckets = plan.timeBuckets().copy();
 
         directoryState = getPartitionedState(directoryDescriptor(settings));
         MapState<Long, PageGroup> pageState = getPartitionedState(pagesDescriptor(settings));

@@ -1,9 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.Impression;
-import java.time.Duration;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongUnaryOperator;
@@ -42,37 +40,55 @@ final class ExactDedupReference {
         this.latePolicy = settings.latePolicy();
     }
 
-    static Duration allowedLateness(DedupSettings settings) {
-        return settings.plan().timeBuckets().allowedLateness();
-    }
-
     void watermark(long timestamp) {
         watermark = Math.max(watermark, timestamp);
         kept.entrySet().removeIf(e -> watermark >= endOf.applyAsLong(e.getKey()) + retention + allowedLateness);
     }
 
-    Verdict offer(Impression impression) {
+    /** What this reference decides for {@code impression} now; changes nothing. */
+    Verdict decide(Impression impression) {
         long t = impression.eventTime();
-        boolean late = watermark != Long.MIN_VALUE && t < watermark - allowedLateness;
-        String key = impression.requestId() + "\u0000" + impression.adId();
-        long first = bucketOf.applyAsLong(t - retention);
-        long last = bucketOf.applyAsLong(t + retention);
-        for (Map.Entry<Long, Set<String>> bucket : kept.subMap(first, true, last, true).entrySet()) {
-            if (bucket.getValue().contains(key)) {
+        boolean late = isLate(t);
+        String key = key(impression);
+        for (Set<String> bucket : kept.subMap(bucketOf.applyAsLong(t - retention), true, bucketOf.applyAsLong(t + retention), true).values()) {
+            if (bucket.contains(key)) {
                 return late ? Verdict.LATE_DUPLICATE : Verdict.DUPLICATE;
             }
         }
-        if (!late) {
-            kept.computeIfAbsent(bucketOf.applyAsLong(t), b -> new HashSet<>()).add(key);
-            return Verdict.UNIQUE;
-        }
-        if (latePolicy == LatePolicy.EMIT) {
+        return late ? Verdict.LATE : Verdict.UNIQUE;
+    }
+
+    /**
+     * Remembers {@code impression} as the decision {@code actual} requires: unique ones in their own
+     * bucket, late ones emitted anyway in the oldest kept bucket of their range. {@code actual} is
+     * normally {@link #decide}'s answer; the differential test passes the operator's, so that after
+     * one of its false positives both hold the same impressions.
+     */
+    void apply(Impression impression, Verdict actual) {
+        long t = impression.eventTime();
+        if (actual == Verdict.UNIQUE) {
+            kept.computeIfAbsent(bucketOf.applyAsLong(t), b -> new HashSet<>()).add(key(impression));
+        } else if (actual == Verdict.LATE && latePolicy == LatePolicy.EMIT) {
             long oldestKept = bucketOf.applyAsLong(watermark - retention - allowedLateness);
             long target = Math.max(bucketOf.applyAsLong(t), oldestKept);
-            if (target <= last) {
-                kept.computeIfAbsent(target, b -> new HashSet<>()).add(key);
+            if (target <= bucketOf.applyAsLong(t + retention)) {
+                kept.computeIfAbsent(target, b -> new HashSet<>()).add(key(impression));
             }
         }
-        return Verdict.LATE;
+    }
+
+    /** {@link #decide}, then {@link #apply} with that decision. */
+    Verdict offer(Impression impression) {
+        Verdict verdict = decide(impression);
+        apply(impression, verdict);
+        return verdict;
+    }
+
+    private boolean isLate(long t) {
+        return watermark != Long.MIN_VALUE && t < watermark - allowedLateness;
+    }
+
+    private static String key(Impression impression) {
+        return impression.requestId() + "\u0000" + impression.adId();
     }
 }

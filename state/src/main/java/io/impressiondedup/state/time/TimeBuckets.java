@@ -81,11 +81,6 @@ public final class TimeBuckets implements Serializable {
     private transient long cachedStart = Long.MAX_VALUE;
     private transient long cachedEnd = Long.MIN_VALUE;
 
-    /** Buckets with the default allowed lateness ({@link #DEFAULT_ALLOWED_LATENESS}). */
-    public TimeBuckets(Duration bucketSize, Duration retention, ZoneId zone) {
-        this(bucketSize, retention, DEFAULT_ALLOWED_LATENESS, zone);
-    }
-
     public TimeBuckets(Duration bucketSize, Duration retention, Duration allowedLateness, ZoneId zone) {
         Objects.requireNonNull(bucketSize, "bucketSize");
         Objects.requireNonNull(retention, "retention");
@@ -115,11 +110,11 @@ public final class TimeBuckets implements Serializable {
     }
 
     public static TimeBuckets daily(Duration retention) {
-        return new TimeBuckets(DEFAULT_BUCKET_SIZE, retention, ZoneOffset.UTC);
+        return new TimeBuckets(DEFAULT_BUCKET_SIZE, retention, DEFAULT_ALLOWED_LATENESS, ZoneOffset.UTC);
     }
 
     public static TimeBuckets defaults() {
-        return new TimeBuckets(DEFAULT_BUCKET_SIZE, DEFAULT_RETENTION, ZoneOffset.UTC);
+        return new TimeBuckets(DEFAULT_BUCKET_SIZE, DEFAULT_RETENTION, DEFAULT_ALLOWED_LATENESS, ZoneOffset.UTC);
     }
 
     public Duration bucketSize() {
@@ -132,6 +127,11 @@ public final class TimeBuckets implements Serializable {
 
     public Duration allowedLateness() {
         return Duration.ofMillis(allowedLatenessMillis);
+    }
+
+    /** An equal instance with a cache of its own, for another thread. */
+    public TimeBuckets copy() {
+        return new TimeBuckets(bucketSize(), retention(), allowedLateness(), zone);
     }
 
     /** The same buckets and retention with another allowed lateness. */

@@ -13,6 +13,7 @@ class TimeBucketsTest {
 
     private static final long HOUR = Duration.ofHours(1).toMillis();
     private static final long DAY = Duration.ofDays(1).toMillis();
+    private static final Duration LATENESS = TimeBuckets.DEFAULT_ALLOWED_LATENESS;
     private final TimeBuckets daily = TimeBuckets.defaults();
 
     private static long utc(String instant) {
@@ -37,7 +38,7 @@ class TimeBucketsTest {
 
     @Test
     void bucketsAlignToMidnightOfTheConfiguredZone() {
-        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), ZoneId.of("Europe/Paris"));
+        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), LATENESS, ZoneId.of("Europe/Paris"));
         long bucket = paris.bucketOf(utc("2026-07-01T22:30:00Z")); // 00:30 on 2 July in Paris (UTC+2)
         assertThat(paris.startOf(bucket)).isEqualTo(utc("2026-07-01T22:00:00Z"));
         assertThat(paris.endOf(bucket)).isEqualTo(utc("2026-07-02T22:00:00Z"));
@@ -45,7 +46,7 @@ class TimeBucketsTest {
 
     @Test
     void daylightSavingDaysLast23And25Hours() {
-        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), ZoneId.of("Europe/Paris"));
+        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), LATENESS, ZoneId.of("Europe/Paris"));
         long spring = paris.bucketOf(utc("2026-03-29T12:00:00Z"));
         long autumn = paris.bucketOf(utc("2026-10-25T12:00:00Z"));
         assertThat(paris.endOf(spring) - paris.startOf(spring)).isEqualTo(23 * HOUR);
@@ -54,7 +55,7 @@ class TimeBucketsTest {
 
     @Test
     void bucketIdsNeverGoBackAsEventTimeAdvancesThroughShifts() {
-        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), ZoneId.of("Europe/Paris"));
+        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), LATENESS, ZoneId.of("Europe/Paris"));
         long previous = Long.MIN_VALUE;
         for (long t = utc("2026-03-27T00:00:00Z"); t < utc("2026-11-01T00:00:00Z"); t += 7 * 60_000) {
             long bucket = paris.bucketOf(t);
@@ -66,7 +67,7 @@ class TimeBucketsTest {
 
     @Test
     void hourlyBucketsInAFixedOffsetZone() {
-        TimeBuckets hourly = new TimeBuckets(Duration.ofHours(1), Duration.ofHours(6), ZoneOffset.ofHoursMinutes(5, 30));
+        TimeBuckets hourly = new TimeBuckets(Duration.ofHours(1), Duration.ofHours(6), LATENESS, ZoneOffset.ofHoursMinutes(5, 30));
         long bucket = hourly.bucketOf(utc("2026-01-01T00:10:00Z")); // 05:40 local
         assertThat(hourly.startOf(bucket)).isEqualTo(utc("2026-01-01T00:00:00Z") - 30 * 60_000);
         assertThat(hourly.maxBucketsChecked()).isEqualTo(13);
@@ -185,29 +186,29 @@ class TimeBucketsTest {
 
     @Test
     void daylightSavingZonesCountShorterDaysWhenBoundingTheBucketsChecked() {
-        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), ZoneId.of("Europe/Paris"));
+        TimeBuckets paris = new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), LATENESS, ZoneId.of("Europe/Paris"));
         assertThat(paris.maxBucketsChecked()).isEqualTo(7);
     }
 
     @Test
     void bucketSizesThatDoNotAlignToMidnightAreRejected() {
-        assertThatThrownBy(() -> new TimeBuckets(Duration.ofHours(7), Duration.ofDays(2), ZoneOffset.UTC))
+        assertThatThrownBy(() -> new TimeBuckets(Duration.ofHours(7), Duration.ofDays(2), LATENESS, ZoneOffset.UTC))
                 .hasMessageContaining("PT7H")
                 .hasMessageContaining("divide a day");
-        assertThatThrownBy(() -> new TimeBuckets(Duration.ofSeconds(30), Duration.ofDays(2), ZoneOffset.UTC))
+        assertThatThrownBy(() -> new TimeBuckets(Duration.ofSeconds(30), Duration.ofDays(2), LATENESS, ZoneOffset.UTC))
                 .hasMessageContaining("at least 1 minute");
     }
 
     @Test
     void subDayBucketsAreRejectedInZonesWithDaylightSaving() {
-        assertThatThrownBy(() -> new TimeBuckets(Duration.ofHours(1), Duration.ofDays(2), ZoneId.of("America/New_York")))
+        assertThatThrownBy(() -> new TimeBuckets(Duration.ofHours(1), Duration.ofDays(2), LATENESS, ZoneId.of("America/New_York")))
                 .hasMessageContaining("America/New_York")
                 .hasMessageContaining("whole days");
     }
 
     @Test
     void retentionMustBePositive() {
-        assertThatThrownBy(() -> new TimeBuckets(Duration.ofDays(1), Duration.ZERO, ZoneOffset.UTC))
+        assertThatThrownBy(() -> new TimeBuckets(Duration.ofDays(1), Duration.ZERO, LATENESS, ZoneOffset.UTC))
                 .hasMessageContaining("retention");
     }
 }

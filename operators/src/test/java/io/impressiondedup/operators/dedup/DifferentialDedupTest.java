@@ -1,0 +1,207 @@
+package io.impressiondedup.operators.dedup;
+
+import static io.impressiondedup.operators.dedup.TestImpressions.DAY;
+import static io.impressiondedup.operators.dedup.TestImpressions.HOUR;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The Bloom operator against the exact reference ({@link ExactDedupReference}), record by record, on
+ * disordered streams ({@link DisorderedStream}) over many seeds: delays up to and past the allowed
+ * lateness, copies crossing midnight with original and new timestamps, a trailing partition. The two
+ * run in lockstep: where the operator answers with a false positive, the reference is told, so that
+ * both hold the same impressions afterwards. Expected: no false negative (a copy the reference
+ * knows passing), no in-time record set aside as late, every late record truly past the allowed
+ * lateness and no copy of a live one, and false positives within FPP x unique + 3 sigma.
+ */
+class DifferentialDedupTest {
+
+    private static final long START = Instant.parse("2026-03-26T09:00:00Z").toEpochMilli(); // spans the spring DST shift
+
+    /** Named settings: the defaults, small filters running far over plan, hour buckets, a DST zone with the emit policy. */
+    static Map<String, DedupSettings> variants() {
+        Map<String, DedupSettings> variants = new java.util.LinkedHashMap<>();
+        variants.put("defaults", settings(TimeBuckets.defaults(), 100_000, 0.001, LatePolicy.DEAD_LETTER));
+        variants.put("over-plan", settings(TimeBuckets.defaults(), 1_000, 0.01, LatePolicy.DEAD_LETTER));
+        variants.put("hour-buckets-no-lateness", settings(
+                new TimeBuckets(Duration.ofHours(1), Duration.ofHours(20), Duration.ZERO, ZoneOffset.UTC), 20_000, 0.001, LatePolicy.DROP));
+        variants.put("paris-emit", settings(
+                new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), Duration.ofHours(10), ZoneId.of("Europe/Paris")), 5_000, 0.001,
+                LatePolicy.EMIT));
+        return variants;
+    }
+
+    private static DedupSettings settings(TimeBuckets buckets, long capacity, double fpp, LatePolicy policy) {
+        return DedupSettings.builder()
+                .plan(DedupPlan.builder().capacityPerBucket(capacity).shards(DedupHarness.MAX_PARALLELISM).fpp(fpp).timeBuckets(buckets).build())
+                .latePolicy(policy)
+                .build();
+    }
+
+    static Stream<Arguments> runs() {
+        return variants().keySet().stream().flatMap(variant -> Stream.concat(
+                IntStream.range(0, 6).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
+                IntStream.range(0, 2).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed))));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}, seed {2}")
+    @MethodSource("runs")
+    void theOperatorDecidesAsTheExactReferenceButForFalsePositivesWithinTheFpp(String variant, Backend backend, int seed) throws Exception {
+        DedupSettings settings = variants().get(variant);
+        List<Object> events = stream(settings, seed);
+        Lockstep lockstep = new Lockstep(settings);
+        try (DedupHarness h = DedupHarness.open(settings, backend)) {
+            lockstep.feed(List.of(h), 1, events);
+        }
+        lockstep.assertAgreement(settings);
+    }
+
+    static Stream<Arguments> restores() {
+        return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of(b, 7), Arguments.of(b, 8)));
+    }
+
+    /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
+    @ParameterizedTest(name = "{0}, seed {1}")
+    @MethodSource("restores")
+    void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatRescalesTwoToThree(Backend backend, int seed) throws Exception {
+        DedupSettings settings = variants().get("defaults");
+        List<Object> events = stream(settings, seed);
+        int cut = events.size() / 2;
+        Lockstep lockstep = new Lockstep(settings);
+
+        List<DedupHarness> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            two.add(DedupHarness.open(settings, backend, 2, i, null));
+        }
+        lockstep.feed(two, 2, events.subList(0, cut));
+        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[2];
+        for (int i = 0; i < 2; i++) {
+            snapshots[i] = two.get(i).snapshot(1);
+            two.get(i).close();
+        }
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(snapshots);
+        List<DedupHarness> three = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            three.add(DedupHarness.open(settings, backend, 3, i,
+                    AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, DedupHarness.MAX_PARALLELISM, 2, 3, i)));
+        }
+        lockstep.feed(three, 3, events.subList(cut, events.size()));
+        for (DedupHarness h : three) {
+            h.close();
+        }
+        lockstep.assertAgreement(settings);
+    }
+
+    /** Five days of event time; delays drawn up to 1.5 x the allowed lateness + 3 h, so some are past it. */
+    private static List<Object> stream(DedupSettings settings, int seed) {
+        long lateness = settings.plan().timeBuckets().allowedLateness().toMillis();
+        return DisorderedStream.generate(seed, 3_000, START, 5 * DAY, lateness + lateness / 2 + 3 * HOUR);
+    }
+
+    /** Feeds the operator(s) and the reference record by record, classifying each disagreement. */
+    private static final class Lockstep {
+        final ExactDedupReference reference;
+        final Map<Verdict, Long> referenceVerdicts = new EnumMap<>(Verdict.class);
+        final List<String> falseNegatives = new ArrayList<>();
+        final List<String> inTimeSetAsideAsLate = new ArrayList<>();
+        final List<String> otherDisagreements = new ArrayList<>();
+        long falsePositives;
+        long unique;
+        long watermark = Long.MIN_VALUE;
+
+        Lockstep(DedupSettings settings) {
+            this.reference = new ExactDedupReference(settings);
+        }
+
+        void feed(List<DedupHarness> subtasks, int parallelism, List<Object> events) throws Exception {
+            for (Object event : events) {
+                if (event instanceof Long) {
+                    watermark = Math.max(watermark, (Long) event);
+                    reference.watermark((Long) event);
+                    for (DedupHarness h : subtasks) {
+                        h.watermark((Long) event);
+                    }
+                    continue;
+                }
+                Impression impression = (Impression) event;
+                int key = subtasks.get(0).shardKeyOf(impression);
+                DedupHarness h = subtasks.get(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, DedupHarness.MAX_PARALLELISM, parallelism));
+                Verdict expected = reference.decide(impression);
+                Verdict actual = decision(h, impression);
+                referenceVerdicts.merge(expected, 1L, Long::sum);
+                reference.apply(impression, actual);
+                if (actual == Verdict.UNIQUE) {
+                    unique++;
+                }
+                if (actual == expected) {
+                    continue;
+                }
+                String what = expected + " -> " + actual + ": " + impression + " at watermark " + watermark;
+                if (actual == Verdict.UNIQUE || (actual == Verdict.LATE && expected == Verdict.LATE_DUPLICATE)) {
+                    falseNegatives.add(what);
+                } else if (actual == Verdict.LATE && expected == Verdict.UNIQUE) {
+                    inTimeSetAsideAsLate.add(what);
+                } else if ((expected == Verdict.UNIQUE && actual == Verdict.DUPLICATE)
+                        || (expected == Verdict.LATE && actual == Verdict.LATE_DUPLICATE)) {
+                    falsePositives++;
+                } else {
+                    otherDisagreements.add(what);
+                }
+            }
+        }
+
+        /** What the operator did with the record just fed, read from its counters. */
+        private static Verdict decision(DedupHarness h, Impression impression) throws Exception {
+            long unique = h.counter(DedupMetrics.UNIQUE);
+            long duplicates = h.counter(DedupMetrics.DUPLICATES);
+            long lateDuplicates = h.counter(DedupMetrics.LATE_DUPLICATES);
+            long late = h.counter(DedupMetrics.LATE);
+            h.process(impression);
+            if (h.counter(DedupMetrics.UNIQUE) > unique) {
+                return Verdict.UNIQUE;
+            }
+            if (h.counter(DedupMetrics.LATE_DUPLICATES) > lateDuplicates) {
+                return Verdict.LATE_DUPLICATE;
+            }
+            if (h.counter(DedupMetrics.DUPLICATES) > duplicates) {
+                return Verdict.DUPLICATE;
+            }
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(late + 1);
+            return Verdict.LATE;
+        }
+
+        void assertAgreement(DedupSettings settings) {
+            // The stream really exercises every verdict.
+            assertThat(referenceVerdicts).containsKeys(Verdict.UNIQUE, Verdict.DUPLICATE, Verdict.LATE_DUPLICATE);
+            if (settings.plan().timeBuckets().allowedLateness().isZero() || settings.latePolicy() == LatePolicy.EMIT) {
+                assertThat(referenceVerdicts).containsKey(Verdict.LATE);
+            }
+            assertThat(falseNegatives).as("copies that passed").isEmpty();
+            assertThat(inTimeSetAsideAsLate).as("records within the allowed lateness set aside as late").isEmpty();
+            assertThat(otherDisagreements).isEmpty();
+            double expectedFp = settings.plan().fpp() * unique;
+            assertThat((double) falsePositives).as("false positives among %s unique", unique)
+                    .isLessThanOrEqualTo(expectedFp + 3 * Math.sqrt(expectedFp));
+        }
+    }
+}
