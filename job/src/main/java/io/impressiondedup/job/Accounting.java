@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The job-level account every record ends up in: {@code input = unique + duplicates + late +
- * dead-lettered}, from the accumulators the router and the dedup operator keep (live through the
+ * dead-lettered} ({@code late duplicates}, copies that arrived past the allowed lateness and were
+ * still found, are a part of {@code duplicates}, not a fifth term), from the accumulators the router and the dedup operator keep (live through the
  * REST API while the job runs, final in the job result).
  */
 public final class Accounting {
@@ -45,6 +46,7 @@ public final class Accounting {
         long unique = count(accumulators, DedupOperator.ACCUMULATOR_UNIQUE);
         long duplicates = count(accumulators, DedupOperator.ACCUMULATOR_DUPLICATES);
         long late = count(accumulators, DedupOperator.ACCUMULATOR_LATE);
+        long lateDuplicates = count(accumulators, DedupOperator.ACCUMULATOR_LATE_DUPLICATES);
         long deadLettered = count(accumulators, DEAD_LETTERED);
         StringBuilder reasons = new StringBuilder();
         for (DeadLetterReason reason : DeadLetterReason.values()) {
@@ -55,7 +57,8 @@ public final class Accounting {
         }
         long accounted = unique + duplicates + late + deadLettered;
         String balance = accounted == input ? "balanced" : String.format(Locale.ROOT, "%,d records in flight or unaccounted", input - accounted);
-        return String.format(Locale.ROOT, "input %,d = unique %,d + duplicates %,d + late %,d + dead-lettered %,d [%s] (%s)",
-                input, unique, duplicates, late, deadLettered, reasons, balance);
+        return String.format(Locale.ROOT,
+                "input %,d = unique %,d + duplicates %,d (late duplicates %,d) + late %,d + dead-lettered %,d [%s] (%s)",
+                input, unique, duplicates, lateDuplicates, late, deadLettered, reasons, balance);
     }
 }
