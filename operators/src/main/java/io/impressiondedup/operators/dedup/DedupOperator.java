@@ -60,12 +60,9 @@ import org.slf4j.LoggerFactory;
  * more per growth layer); pages are created on first write; nothing ever serializes a whole filter.
  *
  * <p><b>Directory cache.</b> The bucket directory of each shard is needed by every record and changes
- * with every unique one (insert counts), so the operator keeps it on the heap and writes a copy back
- * to keyed state in {@link #prepareSnapshotPreBarrier}, before any checkpoint or savepoint barrier
- * leaves the operator, and when the input ends. State therefore always holds a directory consistent
- * with the pages of the same checkpoint; on restore the cache is rebuilt from state. It saves a
- * RocksDB read and write per record. A copy is written, never the cached object, so that the heap
- * backend's asynchronous snapshot never sees an object the task thread is changing.
+ * with every unique one, so it is cached on the heap ({@link BucketDirectoryCache}) and written back
+ * to keyed state in {@link #prepareSnapshotPreBarrier}, before any barrier leaves the operator, and
+ * when the input ends; on restore the cache is rebuilt from state.
  *
  * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}: more than the allowed lateness
  * behind) against the higher of Flink's watermark and the watermark this operator had reached at its
@@ -135,11 +132,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient long restoredWatermark;
     private transient long safetyTtlMillis;
     private transient ShardKeys shardKeys;
-    /** Per shard (index = shard number, not Flink key): the cached directory, and whether it changed since the last flush. */
-    private transient BucketFilters[] directories;
-    private transient boolean[] dirty;
-    private transient int[] dirtyShards;
-    private transient int dirtyCount;
+    /** Per shard (index = shard number, not Flink key): the bucket directory, cached on the heap. */
+    private transient BucketDirectoryCache directories;
     private transient Set<Long> bucketsWarnedAbout;
     private transient DedupMetrics metrics;
     private transient LongCounter uniqueTotal;
@@ -230,9 +224,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         getRuntimeContext().addAccumulator(ACCUMULATOR_LATE, lateTotal);
         getRuntimeContext().addAccumulator(ACCUMULATOR_LATE_DUPLICATES, lateDuplicatesTotal);
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
-        directories = new BucketFilters[plan.shards()];
-        dirty = new boolean[plan.shards()];
-        dirtyShards = new int[plan.shards()];
+        directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
         bucketsWarnedAbout = new HashSet<>();
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
@@ -241,12 +233,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                 (key, state) -> {
                     BucketFilters restored = state.value();
                     if (restored != null) {
-                        directories[shardKeys.shardOf((Integer) key)] = restored.copy();
+                        directories.restore(shardKeys.shardOf((Integer) key), restored);
                     }
                 });
-        metrics.updateGauges(directories);
+        metrics.updateGauges(directories.directories());
         long interval = settings.gaugeInterval().toMillis();
-        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories), interval, interval);
+        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories.directories()), interval, interval);
     }
 
     @Override
@@ -258,7 +250,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         boolean late = buckets.isLate(eventTime, watermark);
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
-        BucketFilters directory = directoryOf(shard);
+        BucketFilters directory = directories.get(shard);
         long adIdHash = HashMixing.adIdHash(impression.adId());
         hashedScheme = null;
         pages.beginRecord();
@@ -340,7 +332,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         if (filter.insertAbsent(h1, h2, pages)) {
             onGrowth(shard, bucket, filter);
         }
-        markDirty(shard);
+        directories.markChanged(shard);
     }
 
     /** Probe hashes of the current record for {@code scheme}, reusing them while the scheme is the same. */
@@ -349,24 +341,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             h1 = scheme.probeHash1(impression.digestHigh(), impression.digestLow(), adIdHash);
             h2 = scheme.probeHash2(impression.digestHigh(), impression.digestLow(), adIdHash);
             hashedScheme = scheme;
-        }
-    }
-
-    /** The cached directory of {@code shard}, whose key must be the current key. */
-    private BucketFilters directoryOf(int shard) throws Exception {
-        BucketFilters directory = directories[shard];
-        if (directory == null) {
-            BucketFilters stored = directoryState.value();
-            directory = stored == null ? new BucketFilters() : stored.copy();
-            directories[shard] = directory;
-        }
-        return directory;
-    }
-
-    private void markDirty(int shard) {
-        if (!dirty[shard]) {
-            dirty[shard] = true;
-            dirtyShards[dirtyCount++] = shard;
         }
     }
 
@@ -437,30 +411,21 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
     }
 
-    /** Removes a bucket's filter and pages from a shard; returns whether it was there. */
+    /** Removes a bucket's filter and pages from a shard (its key is current); returns whether it was there. */
     private boolean dropBucket(int shard, long bucket) throws Exception {
-        BucketFilters directory = directoryOf(shard);
-        ScalableBloomFilter dropped = directory.remove(bucket);
+        ScalableBloomFilter dropped = directories.get(shard).remove(bucket);
         if (dropped != null) {
             pages.removeBucket(bucket);
         }
-        // Written through here (rare): the directory in state never lists a bucket whose pages are gone.
-        if (directory.isEmpty()) {
-            directoryState.clear();
-            directories[shard] = null;
-        } else {
-            directoryState.update(directory.copy());
-        }
-        // Stays dirty: a shard is listed in dirtyShards once between flushes, and clearing the flag here
-        // would let the next record list it again (and overflow the list). The flush rewrites it, harmlessly.
+        directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone
         return dropped != null;
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        flushDirectories();
-        metrics.updateGauges(directories);
+        directories.flush();
+        metrics.updateGauges(directories.directories());
     }
 
     @Override
@@ -475,20 +440,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     @Override
     public void finish() throws Exception {
-        flushDirectories();
+        directories.flush();
         super.finish();
-    }
-
-    /** Writes every changed directory back to keyed state (a copy: see the class comment). */
-    private void flushDirectories() throws Exception {
-        for (int i = 0; i < dirtyCount; i++) {
-            int shard = dirtyShards[i];
-            if (dirty[shard] && directories[shard] != null) {
-                setCurrentKey(shardKeys.keyOf(shard));
-                directoryState.update(directories[shard].copy());
-            }
-            dirty[shard] = false;
-        }
-        dirtyCount = 0;
     }
 }
