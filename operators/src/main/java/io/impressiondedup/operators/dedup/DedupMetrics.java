@@ -2,6 +2,7 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -42,10 +43,10 @@ final class DedupMetrics {
     static final String ESTIMATED_FPP = "estimated-fpp";
 
     final Counter recordsIn;
-    final Counter unique;
-    final Counter duplicates;
-    final Counter late;
-    final Counter lateDuplicates;
+    final Tally unique;
+    final Tally duplicates;
+    final Tally late;
+    final Tally lateDuplicates;
     final Counter bucketExpiriesDeferred;
     final Counter filterExpansions;
     final Counter bucketsExpired;
@@ -56,12 +57,13 @@ final class DedupMetrics {
     private volatile double maxFillRatio;
     private volatile double estimatedFpp;
 
-    DedupMetrics(MetricGroup group) {
+    /** Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too. */
+    DedupMetrics(MetricGroup group, RuntimeContext context) {
         recordsIn = group.counter(RECORDS_IN);
-        unique = group.counter(UNIQUE);
-        duplicates = group.counter(DUPLICATES);
-        late = group.counter(LATE);
-        lateDuplicates = group.counter(LATE_DUPLICATES);
+        unique = Tally.register(UNIQUE, group, context);
+        duplicates = Tally.register(DUPLICATES, group, context);
+        late = Tally.register(LATE, group, context);
+        lateDuplicates = Tally.register(LATE_DUPLICATES, group, context);
         bucketExpiriesDeferred = group.counter(BUCKET_EXPIRIES_DEFERRED);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
         bucketsExpired = group.counter(BUCKETS_EXPIRED);

@@ -15,7 +15,6 @@ import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -103,12 +102,15 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** Dropped duplicates, for audit; only emitted if {@link DedupSettings#emitDuplicates()}. */
     public static final OutputTag<Impression> DUPLICATES = new OutputTag<>("duplicate-impressions", Impression.TYPE_INFO);
 
-    /** Job accumulators (live in the REST API, final in the job result) for the job-level account. */
-    public static final String ACCUMULATOR_UNIQUE = "unique";
-    public static final String ACCUMULATOR_DUPLICATES = "duplicates";
-    public static final String ACCUMULATOR_LATE = "late";
+    /**
+     * Job accumulators (live in the REST API, final in the job result) for the job-level account; each
+     * is also a metric of the same name and the same count ({@link Tally}).
+     */
+    public static final String ACCUMULATOR_UNIQUE = DedupMetrics.UNIQUE;
+    public static final String ACCUMULATOR_DUPLICATES = DedupMetrics.DUPLICATES;
+    public static final String ACCUMULATOR_LATE = DedupMetrics.LATE;
     /** The part of {@link #ACCUMULATOR_DUPLICATES} that arrived past the allowed lateness. */
-    public static final String ACCUMULATOR_LATE_DUPLICATES = "late-duplicates";
+    public static final String ACCUMULATOR_LATE_DUPLICATES = DedupMetrics.LATE_DUPLICATES;
 
     /** Header on a late record forwarded under {@link LatePolicy#EMIT}. */
     public static final String LATE_HEADER = "dedup.late";
@@ -136,10 +138,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient BucketDirectoryCache directories;
     private transient Set<Long> bucketsWarnedAbout;
     private transient DedupMetrics metrics;
-    private transient LongCounter uniqueTotal;
-    private transient LongCounter duplicatesTotal;
-    private transient LongCounter lateTotal;
-    private transient LongCounter lateDuplicatesTotal;
 
     // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
     private transient FingerprintScheme hashedScheme;
@@ -214,15 +212,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public void open() throws Exception {
         super.open();
         expiryTimers = getInternalTimerService(EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
-        metrics = new DedupMetrics(getMetricGroup());
-        uniqueTotal = new LongCounter();
-        duplicatesTotal = new LongCounter();
-        lateTotal = new LongCounter();
-        lateDuplicatesTotal = new LongCounter();
-        getRuntimeContext().addAccumulator(ACCUMULATOR_UNIQUE, uniqueTotal);
-        getRuntimeContext().addAccumulator(ACCUMULATOR_DUPLICATES, duplicatesTotal);
-        getRuntimeContext().addAccumulator(ACCUMULATOR_LATE, lateTotal);
-        getRuntimeContext().addAccumulator(ACCUMULATOR_LATE_DUPLICATES, lateDuplicatesTotal);
+        metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext());
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
         bucketsWarnedAbout = new HashSet<>();
@@ -269,10 +259,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             pages.select(bucket, filter);
             if (filter.mightContain(h1, h2, pages)) {
                 metrics.duplicates.inc();
-                duplicatesTotal.add(1L);
                 if (late) {
                     metrics.lateDuplicates.inc();
-                    lateDuplicatesTotal.add(1L);
                 }
                 if (settings.emitDuplicates()) {
                     output.collect(DUPLICATES, element);
@@ -287,7 +275,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         insert(impression, shard, directory, buckets.bucketOf(eventTime), adIdHash);
         metrics.unique.inc();
-        uniqueTotal.add(1L);
         output.collect(element);
     }
 
@@ -296,7 +283,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             throws Exception {
         Impression impression = element.getValue();
         metrics.late.inc();
-        lateTotal.add(1L);
         switch (settings.latePolicy()) {
             case DEAD_LETTER:
                 output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
@@ -434,7 +420,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         LOG.info("Checkpoint {}, dedup subtask {}: records-in {} = unique {} + duplicates {} + late {}; {} live shard-buckets,"
                         + " {} filter expansions",
                 checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.recordsIn.getCount(),
-                metrics.unique.getCount(), metrics.duplicates.getCount(), metrics.late.getCount(),
+                metrics.unique.count(), metrics.duplicates.count(), metrics.late.count(),
                 metrics.liveBuckets(), metrics.filterExpansions.getCount());
     }
 
