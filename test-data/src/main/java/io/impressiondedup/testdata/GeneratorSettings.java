@@ -1,6 +1,7 @@
 package io.impressiondedup.testdata;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
+import static org.apache.flink.util.TimeUtils.formatWithHighestUnit;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +12,13 @@ import java.util.Objects;
  * fractions of all records generated, except where said otherwise.
  */
 public final class GeneratorSettings {
+
+    /**
+     * How far inside the allowed lateness delayed impressions stay: the job's watermark trails the
+     * stream by its out-of-orderness (5 min), records are stamped up to the jitter behind the clock, and
+     * a delayed impression's re-sent copies come up to 30 minutes after it.
+     */
+    public static final Duration DELAY_MARGIN = Duration.ofHours(1);
 
     final long seed;
     final long count;
@@ -31,6 +39,10 @@ public final class GeneratorSettings {
     final Duration bucketSize;
     final Duration retention;
     final int oversizedBytes;
+    final Duration allowedLateness;
+    final double delayedShare;
+    final Duration delayMin;
+    final Duration delayMax;
 
     private GeneratorSettings(Builder b) {
         seed = b.seed;
@@ -52,6 +64,10 @@ public final class GeneratorSettings {
         bucketSize = b.bucketSize;
         retention = b.retention;
         oversizedBytes = b.oversizedBytes;
+        allowedLateness = b.allowedLateness;
+        delayedShare = b.delayedShare;
+        delayMin = b.delayMin;
+        delayMax = b.delayMax;
     }
 
     public static Builder builder() {
@@ -82,6 +98,14 @@ public final class GeneratorSettings {
         return bucketSize;
     }
 
+    public Duration allowedLateness() {
+        return allowedLateness;
+    }
+
+    public double delayedShare() {
+        return delayedShare;
+    }
+
     /** Builder of {@link GeneratorSettings}. */
     public static final class Builder {
         private long seed = 1;
@@ -103,6 +127,10 @@ public final class GeneratorSettings {
         private Duration bucketSize = Duration.ofDays(1);
         private Duration retention = Duration.ofDays(2);
         private int oversizedBytes = 100 * 1024;
+        private Duration allowedLateness = Duration.ofDays(1);
+        private double delayedShare = 0;
+        private Duration delayMin = Duration.ofHours(1);
+        private Duration delayMax = Duration.ofHours(20);
 
         public Builder seed(long seed) {
             this.seed = seed;
@@ -207,6 +235,33 @@ public final class GeneratorSettings {
             return this;
         }
 
+        /** Must match the job's allowed lateness: late records are stamped far enough behind it, delays stay inside it. */
+        public Builder allowedLateness(Duration allowedLateness) {
+            this.allowedLateness = allowedLateness;
+            return this;
+        }
+
+        /**
+         * Share of requests from delayed clients (mobile, offline): their impressions keep their event
+         * time but are written a delay in [{@link #delayMin}, {@link #delayMax}] later into the stream.
+         * 0 (the default) draws nothing, so the stream is byte for byte what it was without the profile.
+         */
+        public Builder delayedShare(double share) {
+            this.delayedShare = share;
+            return this;
+        }
+
+        public Builder delayMin(Duration delay) {
+            this.delayMin = delay;
+            return this;
+        }
+
+        /** At most the allowed lateness minus {@link #DELAY_MARGIN}, so delayed impressions and their re-sent copies are surely in time. */
+        public Builder delayMax(Duration delay) {
+            this.delayMax = delay;
+            return this;
+        }
+
         public GeneratorSettings build() {
             checkArgument(count > 0, "count must be positive, but was %s", count);
             checkShare("duplicate share", duplicateShare, 0.9);
@@ -228,6 +283,20 @@ public final class GeneratorSettings {
             checkArgument(!retention.isNegative() && !retention.isZero(), "retention must be positive");
             checkArgument(oversizedBytes >= 1024, "oversized values must be at least 1 KiB");
             Objects.requireNonNull(bucketSize, "bucketSize");
+            Objects.requireNonNull(allowedLateness, "allowedLateness");
+            Objects.requireNonNull(delayMin, "delayMin");
+            Objects.requireNonNull(delayMax, "delayMax");
+            checkArgument(!allowedLateness.isNegative(), "--allowed-lateness must not be negative, but was %s", allowedLateness);
+            checkShare("delayed share", delayedShare, 0.5);
+            checkArgument(!delayMin.isNegative(), "--delay-min must not be negative, but was %s", delayMin);
+            checkArgument(delayMin.compareTo(delayMax) <= 0, "--delay-min (%s) must not exceed --delay-max (%s)",
+                    formatWithHighestUnit(delayMin), formatWithHighestUnit(delayMax));
+            if (delayedShare > 0) {
+                checkArgument(delayMax.compareTo(allowedLateness.minus(DELAY_MARGIN)) <= 0,
+                        "--delay-max (%s) must be at most --allowed-lateness (%s) minus %s, the margin for out-of-orderness,"
+                                + " jitter and re-sent copies, so that delayed impressions are surely in time",
+                        formatWithHighestUnit(delayMax), formatWithHighestUnit(allowedLateness), formatWithHighestUnit(DELAY_MARGIN));
+            }
             if (start == null) {
                 start = Instant.ofEpochMilli(System.currentTimeMillis()).minus(span);
             }

@@ -16,7 +16,7 @@ import java.util.UUID;
  *
  * <p><b>The stream.</b> A clock runs from {@code start} over {@code span} in equal steps, one record per
  * step, in the order they are to be written. Each step emits, in this priority: a copy of an earlier
- * impression that has come due; the next ad of the current request; or, by the configured shares, a
+ * impression, or a delayed client's impression, that has come due; the next ad of the current request; or, by the configured shares, a
  * late, malformed or far-future record, or a new request with one to {@code maxAdsPerRequest} ads
  * (Zipf-popular ads, UUID v4, v1 or non-UUID request ids, some ISO-8601 timestamps). Records are
  * stamped up to {@code maxJitter} behind the clock: arrival slightly out of order, as from many
@@ -25,12 +25,22 @@ import java.util.UUID;
  * <p><b>Copies.</b> When an impression is emitted it may schedule copies of itself (same request,
  * ad and fields; its own later timestamp). Delays: mostly seconds to minutes, some hours (many of
  * them crossing midnight into the next day bucket), a tail up to one minute short of the retention;
- * and a few beyond retention + one bucket + 6 hours, where the original's bucket has surely expired,
- * so the job must pass them as new. No delay falls between the two, where the outcome would depend on
- * bucket boundaries and the ground truth could not be exact.
+ * and a few beyond retention + one bucket + 6 hours, where the original's bucket is surely outside the
+ * range the copy is checked against, so the job must pass them as new. No delay falls between the
+ * two, where the outcome would depend on bucket boundaries and the ground truth could not be exact.
  *
- * <p><b>Dead letters.</b> Late records are stamped retention + two buckets (or more) behind the clock
- * and only appear in the second half of the stream. The job judges lateness by its watermark, which
+ * <p><b>Delayed clients.</b> A share of requests ({@code delayedShare}, 0 by default) come from mobile
+ * or offline clients that flush late: their impressions keep the event time they were stamped with
+ * but are written {@code delayMin} to {@code delayMax} later into the stream, among records whose
+ * clock is that much later. They are unique impressions like any other (each opens its group and must
+ * reach the output); their copies come after them, half of those within the retention re-sent with
+ * the original timestamp (a retried flush). The longest delay stays {@link
+ * GeneratorSettings#DELAY_MARGIN} inside the allowed lateness, so all of them are in time.
+ *
+ * <p><b>Dead letters.</b> Late records are stamped {@code max(retention + 2 buckets, allowed
+ * lateness + 1 bucket + 6 h)} to one bucket more behind the clock, with a request id of
+ * their own (no live impression shares their identity), and only appear in the second half of the
+ * stream. The job judges lateness by its watermark, which
  * only exists once every source reader has emitted one: in a replay at full speed the first seconds
  * of records are processed before that, and a late record there would pass as new (safely: nothing
  * has expired yet to miss a copy in). Half the stream later the watermark is surely established. Far-future records are dated in the 23rd century or 9999, so
@@ -82,6 +92,10 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private final long retentionMillis;
     private final long bucketMillis;
     private final long maxJitterMillis;
+    /** How far behind the clock late records are stamped, at least (plus up to a bucket). */
+    private final long lateOffsetMillis;
+    private final long delayMinMillis;
+    private final long delayMaxMillis;
     /** Probability that a new impression schedules copies, so that copies make up duplicateShare of all records. */
     private final double copyProbability;
     private final long[] timeBasedNodes = new long[8];
@@ -96,6 +110,8 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private String oversizedPadding;
     private long produced;
     private long timeBasedCounter;
+    /** Delayed requests drawn so far: numbers their non-UUID request ids apart from every seq. */
+    private long delayedRequests;
 
     public ImpressionGenerator(GeneratorSettings settings) {
         this.settings = settings;
@@ -106,6 +122,13 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         this.retentionMillis = settings.retention.toMillis();
         this.bucketMillis = settings.bucketSize.toMillis();
         this.maxJitterMillis = settings.maxJitter.toMillis();
+        // Past the allowed lateness, and so far past it that every bucket the job would check the record
+        // against (its own +- the retention) has expired: a late record then meets no live filter, so no
+        // false positive can drop it as a late duplicate, and its verdict is surely "late". The newest such
+        // bucket, bucketOf(t + R), ends by t + R + B and expires R + L after that.
+        this.lateOffsetMillis = 2 * retentionMillis + settings.allowedLateness.toMillis() + bucketMillis + 6 * HOUR;
+        this.delayMinMillis = settings.delayMin.toMillis();
+        this.delayMaxMillis = settings.delayMax.toMillis();
         double originals = 1 - settings.duplicateShare - settings.lateShare - settings.malformedShare - settings.futureShare;
         this.copyProbability = Math.min(1.0, settings.duplicateShare / (originals * MEAN_COPIES));
         for (int i = 0; i < timeBasedNodes.length; i++) {
@@ -130,7 +153,8 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         long seq = produced++;
         long clock = startMillis + (long) (seq * stepMillis);
         if (!pending.isEmpty() && pending.peekDueTime() <= clock) {
-            return copy(seq, pending.poll());
+            PendingCopy due = pending.poll();
+            return due.delayedImpression ? delayedImpression(seq, clock, due) : copy(seq, due);
         }
         // Of the steps not taken by copies, dead letters take their share of all records; a request's
         // next ad waits a step for them, so the shares hold whatever the ads per request.
@@ -155,6 +179,10 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     }
 
     private GeneratedRecord newRequest(long seq, long clock) {
+        // No draw at all without delayed clients: the stream stays byte for byte what it was.
+        while (settings.delayedShare > 0 && random.nextDouble() < settings.delayedShare) {
+            delayRequest(seq, clock);
+        }
         currentRequestId = requestId(seq, clock);
         int adCount = 1;
         while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
@@ -170,6 +198,76 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         return impression(seq, currentRequestId, first, stamp(clock));
     }
 
+    /**
+     * A request from a delayed client: its impressions, stamped now, are queued to be written a delay
+     * in [delayMin, delayMax] later. The delay stays at least {@link GeneratorSettings#DELAY_MARGIN}
+     * inside the allowed lateness, so they are in time and deduplicated normally.
+     */
+    private void delayRequest(long seq, long clock) {
+        String requestId = requestId(settings.count + delayedRequests++, clock);
+        long due = clock + delayMinMillis + random.nextLong(delayMaxMillis - delayMinMillis + 1);
+        int adCount = 1;
+        while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
+            adCount++;
+        }
+        String[] adIds = new String[adCount];
+        int distinct = 0;
+        for (int i = 0; i < adCount; i++) {
+            String ad = adId();
+            boolean seen = false;
+            for (int j = 0; j < distinct && !seen; j++) {
+                seen = adIds[j].equals(ad);
+            }
+            if (!seen) {
+                adIds[distinct++] = ad;
+                pending.add(due, seq, new PendingCopy(stamp(clock), -1, requestId, ad, null, false, true));
+            }
+        }
+    }
+
+    /**
+     * A delayed client's impression, written now with the event time it was stamped with: unique (the
+     * first of its identity in the stream), and, like any impression, it may have copies. Those are
+     * written after it (the client's flush comes first): half of the copies within the retention are
+     * re-sent with the original timestamp (a retry of the flush), seconds to 30 minutes later; the
+     * others carry a later timestamp, written at that time or, if that has passed already, with the
+     * flush. Copies beyond the retention are as for any impression.
+     */
+    private GeneratedRecord delayedImpression(long seq, long clock, PendingCopy delayed) {
+        String requestId = delayed.requestId;
+        String adId = delayed.adId;
+        long eventTime = delayed.eventTime;
+        Payload payload = payload(requestId, adId);
+        if (random.nextDouble() < copyProbability) {
+            int copies = 1;
+            while (random.nextDouble() < 0.2) {
+                copies++;
+            }
+            for (int i = 0; i < copies; i++) {
+                boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
+                long copyTime;
+                long due;
+                if (beyond) {
+                    copyTime = eventTime + beyondRetentionDelay();
+                    due = Math.max(copyTime, clock);
+                } else if (random.nextDouble() < 0.5) {
+                    copyTime = eventTime;
+                    due = clock + retryLag();
+                } else {
+                    copyTime = eventTime + withinRetentionDelay();
+                    due = Math.max(copyTime, clock + retryLag());
+                }
+                pending.add(due, seq, new PendingCopy(copyTime, seq, requestId, adId, payload, beyond, false));
+            }
+        }
+        return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
+    }
+
+    /** How long after a delayed client's flush a copy of it comes: 60% seconds (mean 5 s), 40% 10 s to 30 minutes. */
+    private long retryLag() {
+        return random.nextDouble() < 0.6 ? (long) (-Math.log(1 - random.nextDouble()) * 5_000) : 10_000 + random.nextLong(30 * MINUTE);
+    }
+
     /** A first impression of (request, ad): unique; may schedule copies of itself. */
     private GeneratedRecord impression(long seq, String requestId, String adId, long eventTime) {
         Payload payload = payload(requestId, adId);
@@ -182,7 +280,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
                 long delay = beyond ? beyondRetentionDelay() : withinRetentionDelay();
                 long due = eventTime + delay;
-                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond));
+                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond, false));
             }
         }
         return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
@@ -221,7 +319,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private GeneratedRecord late(long seq, long clock) {
         String requestId = requestId(seq, clock);
         String adId = adId();
-        long eventTime = clock - retentionMillis - 2 * bucketMillis - random.nextLong(bucketMillis);
+        long eventTime = clock - lateOffsetMillis - random.nextLong(bucketMillis);
         return record(seq, RecordClass.LATE, "late", -1, requestId, adId, eventTime, payload(requestId, adId));
     }
 
@@ -416,7 +514,10 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         }
     }
 
-    /** A copy waiting for its due time. */
+    /**
+     * A record waiting for its due time: a copy (its own event time, its original's seq and payload),
+     * or a delayed client's impression (the event time it was stamped with; no seq or payload yet).
+     */
     private static final class PendingCopy {
         final long eventTime;
         final long originalSeq;
@@ -424,14 +525,17 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         final String adId;
         final Payload payload;
         final boolean beyondRetention;
+        final boolean delayedImpression;
 
-        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, boolean beyondRetention) {
+        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, boolean beyondRetention,
+                boolean delayedImpression) {
             this.eventTime = eventTime;
             this.originalSeq = originalSeq;
             this.requestId = requestId;
             this.adId = adId;
             this.payload = payload;
             this.beyondRetention = beyondRetention;
+            this.delayedImpression = delayedImpression;
         }
     }
 }

@@ -83,6 +83,11 @@ public final class ObservedRecords {
         return code > 0 && code < GroundTruth.REASONS.length ? GroundTruth.REASONS[code] : null;
     }
 
+    /** The observed dead-letter reason as an index into {@link GroundTruth#REASONS}; {@link Byte#MAX_VALUE} if unknown, 0 if none. */
+    int reasonCode(int seq) {
+        return reasons[seq];
+    }
+
     boolean hadUnknownReason(int seq) {
         return reasons[seq] == Byte.MAX_VALUE;
     }

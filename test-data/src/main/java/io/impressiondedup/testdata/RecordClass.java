@@ -4,15 +4,15 @@ package io.impressiondedup.testdata;
  * What the generator knows about each record, and so what the job must do with it.
  *
  * <ul>
- *   <li>{@link #UNIQUE}: the first impression of its (request, ad): must reach the output, unless
- *       dropped as a false positive.
- *   <li>{@link #DUPLICATE_WITHIN_RETENTION}: a copy stamped at most the retention after its original:
- *       must never reach the output next to it (zero false negatives).
- *   <li>{@link #DUPLICATE_BEYOND_RETENTION}: a copy stamped more than retention + one bucket after its
- *       original, whose bucket has surely expired: a new impression as far as the job is concerned,
- *       and expected in the output.
- *   <li>{@link #LATE}: stamped so far behind the stream that its duplicates' buckets have expired:
- *       dead letter with reason {@code late}.
+ *   <li>{@link #UNIQUE}: the first impression of its (request, ad), a delayed client's included: must
+ *       reach the output, unless dropped as a false positive.
+ *   <li>{@link #DUPLICATE_WITHIN_RETENTION}: a copy stamped at most the retention after its original
+ *       (or with the same timestamp): must never reach the output next to it (zero false negatives).
+ *   <li>{@link #DUPLICATE_BEYOND_RETENTION}: a copy stamped more than retention + one bucket + 6 h
+ *       after its original, whose bucket lies outside the range the job checks it against: a new
+ *       impression as far as the job is concerned, and expected in the output.
+ *   <li>{@link #LATE}: stamped more than the allowed lateness (and retention + 2 buckets) behind the
+ *       stream, with an identity of its own: dead letter with reason {@code late}.
  *   <li>{@link #MALFORMED}: not a valid impression (or oversized): dead letter with reason {@code
  *       malformed} or {@code oversized}.
  *   <li>{@link #FUTURE}: dated far beyond processing time: dead letter with reason {@code future-timestamp}.

@@ -34,7 +34,8 @@ public final class TestDataCommand {
     static final ConfigOption<Double> BEYOND_RETENTION_SHARE = ConfigOptions.key("beyond-retention-share").doubleType()
             .defaultValue(0.02).withDescription("Share of copies stamped beyond retention + one bucket (to pass as new).");
     static final ConfigOption<Double> LATE_SHARE = ConfigOptions.key("late-share").doubleType().defaultValue(0.002)
-            .withDescription("Share of late records (stamped retention + 2 buckets behind the stream).");
+            .withDescription("Share of late records (stamped max(retention + 2 buckets, allowed lateness + 1 bucket + 6h) behind the"
+                    + " stream, or more).");
     static final ConfigOption<Double> MALFORMED_SHARE = ConfigOptions.key("malformed-share").doubleType().defaultValue(0.003)
             .withDescription("Share of malformed records (invalid JSON, missing fields, garbage, oversized, ...).");
     static final ConfigOption<Double> FUTURE_SHARE = ConfigOptions.key("future-share").doubleType().defaultValue(0.001)
@@ -51,6 +52,17 @@ public final class TestDataCommand {
             .withDescription("The job's retention (classes late and beyond-retention copies accordingly).");
     static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size").durationType().defaultValue(Duration.ofDays(1))
             .withDescription("The job's bucket size.");
+    static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
+            .defaultValue(Duration.ofDays(1))
+            .withDescription("The job's allowed lateness (late records are stamped beyond it; delays stay inside it).");
+    static final ConfigOption<Double> DELAYED_SHARE = ConfigOptions.key("delayed-share").doubleType().defaultValue(0.0)
+            .withDescription("Share of requests from delayed clients (mobile, offline): their impressions keep their event time"
+                    + " but are written --delay-min to --delay-max later into the stream; some copies are re-sent with the"
+                    + " original timestamp.");
+    static final ConfigOption<Duration> DELAY_MIN = ConfigOptions.key("delay-min").durationType().defaultValue(Duration.ofHours(1))
+            .withDescription("Shortest delay of a delayed client's impressions (uniform up to --delay-max).");
+    static final ConfigOption<Duration> DELAY_MAX = ConfigOptions.key("delay-max").durationType().defaultValue(Duration.ofHours(20))
+            .withDescription("Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.");
     static final ConfigOption<String> OUTPUT = ConfigOptions.key("output").stringType().noDefaultValue()
             .withDescription("JSONL file to write records to (one envelope per line); or give --topic.");
     static final ConfigOption<String> TOPIC = ConfigOptions.key("topic").stringType().noDefaultValue()
@@ -83,6 +95,10 @@ public final class TestDataCommand {
             .withDescription("Fail if more records than this appear twice.");
     static final ConfigOption<Long> MAX_MISCLASSIFIED = ConfigOptions.key("max-misclassified").longType().defaultValue(0L)
             .withDescription("Fail if more dead letters than this carry the wrong reason, or more dead-letter records than this reached the output.");
+    static final ConfigOption<Long> MAX_GENUINE_DEAD_LETTERED = ConfigOptions.key("max-genuine-dead-lettered").longType()
+            .defaultValue(0L)
+            .withDescription("Fail if more genuine impressions than this (identity groups with no record in the output) reached"
+                    + " only the dead-letter topic, e.g. an in-time impression dead-lettered as late.");
     static final ConfigOption<String> REPORT = ConfigOptions.key("report").stringType().noDefaultValue()
             .withDescription("Also write the report as JSON to this file.");
     static final ConfigOption<String> AWAIT_GROUP = ConfigOptions.key("await-group").stringType().noDefaultValue()
@@ -97,7 +113,8 @@ public final class TestDataCommand {
                     "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
                             + " Kafka topic, and their ground truth.")
             .add(COUNT, SEED, DUPLICATE_SHARE, BEYOND_RETENTION_SHARE, LATE_SHARE, MALFORMED_SHARE, FUTURE_SHARE, MAX_ADS, SPAN, START,
-                    MAX_JITTER, RETENTION, BUCKET_SIZE, OUTPUT, TOPIC, BOOTSTRAP_SERVERS, TRUTH, RATE)
+                    MAX_JITTER, RETENTION, BUCKET_SIZE, ALLOWED_LATENESS, DELAYED_SHARE, DELAY_MIN, DELAY_MAX, OUTPUT, TOPIC,
+                    BOOTSTRAP_SERVERS, TRUTH, RATE)
             .require(COUNT, c -> c > 0, "a positive number of records")
             .require(RATE, r -> r >= 0, "a non-negative rate")
             .require(BUCKET_SIZE, PlanCommand::isBucketSize, "a duration of at least 1min that divides a day or is whole days")
@@ -108,7 +125,7 @@ public final class TestDataCommand {
                     "Compares the job's output and dead-letter topics (or files) with the ground truth; exits 1 if a bound is"
                             + " broken.")
             .add(TRUTH, BOOTSTRAP_SERVERS, OUTPUT_TOPIC, DLQ_TOPIC, OUTPUT_FILE, DLQ_FILE, CONFIGURED_FPP, MAX_FP_RATE,
-                    MAX_FALSE_NEGATIVES, MAX_LOST, MAX_WRITTEN_TWICE, MAX_MISCLASSIFIED, REPORT, AWAIT_GROUP, INPUT_TOPIC, AWAIT_TIMEOUT)
+                    MAX_FALSE_NEGATIVES, MAX_LOST, MAX_WRITTEN_TWICE, MAX_MISCLASSIFIED, MAX_GENUINE_DEAD_LETTERED, REPORT, AWAIT_GROUP, INPUT_TOPIC, AWAIT_TIMEOUT)
             .addPassThrough("kafka.", "Passed to the Kafka consumer.");
 
     private TestDataCommand() {}
@@ -155,7 +172,11 @@ public final class TestDataCommand {
                 .span(cl.get(SPAN))
                 .maxJitter(cl.get(MAX_JITTER))
                 .retention(cl.get(RETENTION))
-                .bucketSize(cl.get(BUCKET_SIZE));
+                .bucketSize(cl.get(BUCKET_SIZE))
+                .allowedLateness(cl.get(ALLOWED_LATENESS))
+                .delayedShare(cl.get(DELAYED_SHARE))
+                .delayMin(cl.get(DELAY_MIN))
+                .delayMax(cl.get(DELAY_MAX));
         cl.getOptional(START).ifPresent(s -> builder.start(Instant.parse(s)));
         try {
             return builder.build();
@@ -247,6 +268,7 @@ public final class TestDataCommand {
         check(broken, "records written twice", report.writtenTwice(), cl.get(MAX_WRITTEN_TWICE));
         check(broken, "misclassified dead letters", report.misclassifiedDeadLetters(), cl.get(MAX_MISCLASSIFIED));
         check(broken, "dead-letter records in the output", report.deadLettersInOutput(), cl.get(MAX_MISCLASSIFIED));
+        check(broken, "genuine impressions dead-lettered", report.genuineDeadLettered(), cl.get(MAX_GENUINE_DEAD_LETTERED));
         check(broken, "unidentified records", report.unidentified(), 0);
         return broken;
     }

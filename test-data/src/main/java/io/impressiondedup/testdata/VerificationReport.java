@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,11 +28,21 @@ public final class VerificationReport {
     long deadLettersInOutput;
     long misclassifiedDeadLetters;
     long unidentified;
+    long genuineDeadLettered;
+    long duplicatesDropped;
     final Map<String, Long> inputByClass = new TreeMap<>();
     final Map<String, Long> deadLettersByReason = new TreeMap<>();
     /** "class -> reason" pairs that disagree with the ground truth. */
     final Map<String, Long> misclassifications = new TreeMap<>();
     final Map<String, List<Long>> examples = new TreeMap<>();
+    /** Genuine impressions (groups) that reached only the dead-letter topic, by reason; every known reason listed, late first. */
+    final Map<String, Long> genuineDeadLetteredByReason = new LinkedHashMap<>();
+
+    VerificationReport() {
+        for (String reason : new String[] {"late", "malformed", "oversized", "future-timestamp"}) {
+            genuineDeadLetteredByReason.put(reason, 0L);
+        }
+    }
 
     public long falsePositives() {
         return falsePositives;
@@ -55,6 +66,30 @@ public final class VerificationReport {
 
     public long deadLettersInOutput() {
         return deadLettersInOutput;
+    }
+
+    /** Genuine impressions (identity groups) of which no record reached the output but one reached the dead-letter topic. */
+    public long genuineDeadLettered() {
+        return genuineDeadLettered;
+    }
+
+    /** {@link #genuineDeadLettered()} by the reason the job gave, every known reason listed. */
+    public Map<String, Long> genuineDeadLetteredByReason() {
+        return genuineDeadLetteredByReason;
+    }
+
+    /** Records in no topic whose group reached the output: duplicates dropped, late duplicates included. */
+    public long duplicatesDropped() {
+        return duplicatesDropped;
+    }
+
+    /** E.g. {@code late 0, malformed 0, oversized 0, future-timestamp 0}. */
+    public String genuineDeadLetteredText() {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Long> e : genuineDeadLetteredByReason.entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(String.format(Locale.ROOT, "%,d", e.getValue()));
+        }
+        return sb.toString();
     }
 
     public long unidentified() {
@@ -103,7 +138,8 @@ public final class VerificationReport {
         line(sb, "input records", String.format(Locale.ROOT, "%,d  %s", input, inputByClass));
         line(sb, "output records", String.format(Locale.ROOT, "%,d", outputRecords));
         line(sb, "dead-letter records", String.format(Locale.ROOT, "%,d  %s", deadLetterRecords, deadLettersByReason));
-        line(sb, "dropped (in no topic)", String.format(Locale.ROOT, "%,d", dropped));
+        line(sb, "dropped (in no topic)", String.format(Locale.ROOT, "%,d (of which %,d duplicates of a record in the output, late"
+                + " duplicates included)", dropped, duplicatesDropped));
         line(sb, "false positives", String.format(Locale.ROOT, "%,d of %,d unique impressions = %.6f%s", falsePositives,
                 expectedOutputs, falsePositiveRate(),
                 Double.isNaN(configuredFpp) ? "" : String.format(Locale.ROOT, " (configured FPP %s, %.2fx)", configuredFpp,
@@ -112,6 +148,8 @@ public final class VerificationReport {
         line(sb, "lost", String.format(Locale.ROOT, "%,d (dead-letter records in no topic; must be 0)", lost));
         line(sb, "written twice", String.format(Locale.ROOT, "%,d (must be 0 under exactly-once)", writtenTwice));
         line(sb, "dead letters in output", String.format(Locale.ROOT, "%,d (must be 0)", deadLettersInOutput));
+        line(sb, "genuine dead-lettered", String.format(Locale.ROOT, "%,d (genuine impressions only in the dead-letter topic: %s;"
+                + " must be 0)", genuineDeadLettered, genuineDeadLetteredText()));
         line(sb, "misclassified dead letters", String.format(Locale.ROOT, "%,d %s", misclassifiedDeadLetters, misclassifications));
         line(sb, "unidentified records", String.format(Locale.ROOT, "%,d (no or unknown %s header)", unidentified, TestDataHeaders.SEQ));
         for (Map.Entry<String, List<Long>> e : examples.entrySet()) {
@@ -134,6 +172,7 @@ public final class VerificationReport {
             json.writeNumberField("deadLettered", deadLetterRecords);
             writeMap(json, "deadLettersByReason", deadLettersByReason);
             json.writeNumberField("dropped", dropped);
+            json.writeNumberField("duplicatesDropped", duplicatesDropped);
             json.writeNumberField("expectedUniqueOutputs", expectedOutputs);
             json.writeNumberField("falsePositives", falsePositives);
             json.writeNumberField("falsePositiveRate", falsePositiveRate());
@@ -144,6 +183,8 @@ public final class VerificationReport {
             json.writeNumberField("lost", lost);
             json.writeNumberField("writtenTwice", writtenTwice);
             json.writeNumberField("deadLettersInOutput", deadLettersInOutput);
+            json.writeNumberField("genuineDeadLettered", genuineDeadLettered);
+            writeMap(json, "genuineDeadLetteredByReason", genuineDeadLetteredByReason);
             json.writeNumberField("misclassifiedDeadLetters", misclassifiedDeadLetters);
             writeMap(json, "misclassifications", misclassifications);
             json.writeNumberField("unidentified", unidentified);

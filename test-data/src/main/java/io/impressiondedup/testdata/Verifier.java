@@ -16,6 +16,14 @@ package io.impressiondedup.testdata;
  *   <li><b>Misclassified</b>: a dead letter whose reason is not what its class calls for (including an
  *       impression dead-lettered at all); <b>dead letters in output</b>: a record that had to be
  *       dead-lettered but was passed.
+ *   <li><b>Genuine impressions dead-lettered</b>, by reason: a group of which no record reached the
+ *       output but at least one reached the dead-letter topic (the reason is that of its first
+ *       dead-lettered record): a real impression the job set aside, e.g. one a delayed client flushed
+ *       within the allowed lateness that was judged late. Must be 0. Each such record is misclassified
+ *       too; a group is counted here, not as a false positive.
+ *   <li><b>Duplicates dropped</b>: records of a group that reached the output, themselves in no topic:
+ *       copies dropped as they should be, late duplicates (copies that arrived past the allowed
+ *       lateness and were found in a live bucket) included. Never a problem.
  * </ul>
  */
 public final class Verifier {
@@ -34,7 +42,8 @@ public final class Verifier {
         }
 
         int[] groupOutputs = new int[n];
-        boolean[] groupDeadLettered = new boolean[n];
+        /** Per group, the reason code of its first dead-lettered record (0: none). */
+        byte[] groupDeadLetterReason = new byte[n];
         long inAnyTopic = 0;
         for (int seq = 0; seq < n; seq++) {
             RecordClass recordClass = truth.recordClass(seq);
@@ -71,19 +80,30 @@ public final class Verifier {
                 if (outputs > 0) {
                     groupOutputs[group]++;
                 }
-                if (deadLetters > 0) {
-                    groupDeadLettered[group] = true;
+                if (deadLetters > 0 && groupDeadLetterReason[group] == 0) {
+                    groupDeadLetterReason[group] = (byte) observed.reasonCode(seq);
                 }
             }
         }
         for (int seq = 0; seq < n; seq++) {
-            if (!truth.recordClass(seq).opensGroup()) {
+            RecordClass recordClass = truth.recordClass(seq);
+            if (!recordClass.isDeadLetter() && groupOutputs[truth.group(seq)] > 0
+                    && observed.timesInOutput(seq) + observed.timesInDeadLetters(seq) == 0) {
+                report.duplicatesDropped++;
+            }
+            if (!recordClass.opensGroup()) {
                 continue;
             }
             report.expectedOutputs++;
-            if (groupOutputs[seq] == 0 && !groupDeadLettered[seq]) {
+            if (groupOutputs[seq] == 0 && groupDeadLetterReason[seq] == 0) {
                 report.falsePositives++;
                 report.example("false-positive", seq);
+            } else if (groupOutputs[seq] == 0) {
+                int code = groupDeadLetterReason[seq];
+                String reason = code > 0 && code < GroundTruth.REASONS.length ? GroundTruth.REASONS[code] : "(unknown)";
+                report.genuineDeadLettered++;
+                report.genuineDeadLetteredByReason.merge(reason, 1L, Long::sum);
+                report.example("genuine-dead-lettered (group)", seq);
             } else if (groupOutputs[seq] > 1) {
                 report.falseNegatives += groupOutputs[seq] - 1;
                 report.example("false-negative (group)", seq);

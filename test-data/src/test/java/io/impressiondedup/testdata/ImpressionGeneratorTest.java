@@ -1,6 +1,7 @@
 package io.impressiondedup.testdata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -94,22 +95,32 @@ class ImpressionGeneratorTest {
     }
 
     @Test
-    void copiesBeyondRetentionComeAfterTheOriginalsBucketHasSurelyExpired() {
-        Map<String, GeneratedRecord> originals = new HashMap<>();
+    void copiesBeyondRetentionAreBeyondTheRangeTheyAreCheckedAgainst() {
+        assertThat(copiesBeyondRetentionChecked(records)).isGreaterThan(50);
+    }
+
+    /** Each copy beyond the retention meets neither its original nor any other record of its identity. */
+    static int copiesBeyondRetentionChecked(List<GeneratedRecord> stream) {
+        Map<String, List<GeneratedRecord>> earlier = new HashMap<>();
         int checked = 0;
-        for (GeneratedRecord r : records) {
+        for (GeneratedRecord r : stream) {
+            if (r.recordClass.isDeadLetter()) {
+                continue;
+            }
             String identity = r.requestId + "/" + r.adId;
-            if (r.recordClass == RecordClass.UNIQUE) {
-                originals.put(identity, r);
-            } else if (r.recordClass == RecordClass.DUPLICATE_BEYOND_RETENTION) {
-                GeneratedRecord original = originals.get(identity);
+            List<GeneratedRecord> same = earlier.computeIfAbsent(identity, i -> new ArrayList<>());
+            if (r.recordClass == RecordClass.DUPLICATE_BEYOND_RETENTION) {
                 assertThat(r.group).isEqualTo(r.seq);
-                // The watermark is at least the copy's time minus the job's 5 min out-of-orderness.
-                assertThat(BUCKETS.isLive(BUCKETS.bucketOf(original.eventTime), r.eventTime - 5 * 60_000)).isFalse();
+                GeneratedRecord original = same.get(0);
+                assertThat(original.recordClass).isEqualTo(RecordClass.UNIQUE);
+                // The job checks a record against the buckets [bucketOf(t - R), bucketOf(t + R)]; duplicates are
+                // not inserted, so only the original is in a filter, and its bucket is older than that range.
+                assertThat(BUCKETS.bucketOf(original.eventTime)).as("%s", r).isLessThan(BUCKETS.firstBucketToCheck(r.eventTime));
                 checked++;
             }
+            same.add(r);
         }
-        assertThat(checked).isGreaterThan(50);
+        return checked;
     }
 
     @Test
@@ -199,5 +210,139 @@ class ImpressionGeneratorTest {
         assertThat(versions).containsExactlyInAnyOrder("v4", "v1", "other");
         assertThat((double) iso / impressions).isCloseTo(0.05, within(0.01));
         assertThat(multiAdRequests).isGreaterThan(10_000);
+    }
+
+    // ---- delayed clients ----
+
+    static final long MINUTE = 60_000;
+    static final long DAY = Duration.ofDays(1).toMillis();
+
+    static GeneratorSettings delayedSettings(long seed, long count) {
+        return GeneratorSettings.builder().seed(seed).count(count).start(START).delayedShare(0.05).build();
+    }
+
+    @Test
+    void delayedImpressionsAreUniqueWrittenHoursLaterAndSurelyInTime() {
+        List<GeneratedRecord> stream = generate(delayedSettings(11, 200_000));
+        long maxEventTime = Long.MIN_VALUE;
+        int delayed = 0;
+        long longestLag = 0;
+        int uniques = 0;
+        for (GeneratedRecord r : stream) {
+            if (r.recordClass.isDeadLetter()) {
+                continue;
+            }
+            if (maxEventTime != Long.MIN_VALUE) {
+                long lag = maxEventTime - r.eventTime;
+                // In time with margin: the watermark trails the highest event time by 5 min and a record up
+                // to the allowed lateness (1 day) behind it is in time; nothing comes within 20 minutes of that.
+                assertThat(lag).as("%s", r).isLessThan(DAY - 20 * MINUTE);
+                assertThat(BUCKETS.isLate(r.eventTime, maxEventTime - 5 * MINUTE)).as("%s", r).isFalse();
+                if (r.recordClass == RecordClass.UNIQUE) {
+                    uniques++;
+                    if (lag > 2 * MINUTE) {
+                        // Only a delayed client's impression is more than the jitter behind: by 1h to 20h.
+                        assertThat(lag).as("%s", r).isBetween(HOUR - MINUTE, 20 * HOUR + MINUTE);
+                        delayed++;
+                        longestLag = Math.max(longestLag, lag);
+                    }
+                }
+            }
+            maxEventTime = Math.max(maxEventTime, r.eventTime);
+        }
+        // 5% of requests, less those still queued when the stream ends (up to 20 h of 4 days).
+        assertThat((double) delayed / uniques).isBetween(0.035, 0.06);
+        assertThat(longestLag).isGreaterThan(19 * HOUR);
+    }
+
+    @Test
+    void copiesOfDelayedImpressionsComeAfterThemSomeWithTheOriginalTimestamp() {
+        List<GeneratedRecord> stream = generate(delayedSettings(12, 200_000));
+        Map<String, GeneratedRecord> originals = new HashMap<>();
+        long maxEventTime = Long.MIN_VALUE;
+        Set<Long> delayedOriginals = new HashSet<>();
+        int retried = 0;
+        int laterTimestamp = 0;
+        int crossingMidnight = 0;
+        for (GeneratedRecord r : stream) {
+            String identity = r.requestId + "/" + r.adId;
+            if (r.recordClass == RecordClass.UNIQUE) {
+                assertThat(originals.put(identity, r)).as("identity %s unique twice", identity).isNull();
+                assertThat(r.group).isEqualTo(r.seq);
+                if (maxEventTime - r.eventTime > HOUR - MINUTE) {
+                    delayedOriginals.add(r.seq);
+                }
+            } else if (r.recordClass == RecordClass.DUPLICATE_WITHIN_RETENTION) {
+                GeneratedRecord twin = originals.get(identity);
+                assertThat(twin).as("twin of %s", r).isNotNull();
+                assertThat(twin.seq).isLessThan(r.seq).isEqualTo(r.group);
+                assertThat(r.eventTime - twin.eventTime).isBetween(0L, Duration.ofDays(2).toMillis() - MINUTE);
+                if (delayedOriginals.contains(twin.seq)) {
+                    if (r.eventTime == twin.eventTime) {
+                        retried++;
+                    } else {
+                        laterTimestamp++;
+                    }
+                    crossingMidnight += BUCKETS.bucketOf(r.eventTime) != BUCKETS.bucketOf(twin.eventTime) ? 1 : 0;
+                }
+            }
+            if (!r.recordClass.isDeadLetter()) {
+                maxEventTime = Math.max(maxEventTime, r.eventTime);
+            }
+        }
+        assertThat(retried).as("copies re-sent with the original timestamp").isGreaterThan(100);
+        assertThat(laterTimestamp).as("copies with a later timestamp").isGreaterThan(100);
+        assertThat(crossingMidnight).as("copies of delayed impressions in another day bucket").isPositive();
+        assertThat(copiesBeyondRetentionChecked(stream)).isGreaterThan(50);
+    }
+
+    @Test
+    void withDelayedClientsTheSharesStillFollowTheSettings() {
+        List<GeneratedRecord> stream = generate(delayedSettings(13, 200_000));
+        Map<RecordClass, Integer> counts = new EnumMap<>(RecordClass.class);
+        stream.forEach(r -> counts.merge(r.recordClass, 1, Integer::sum));
+        double n = stream.size();
+        double copies = counts.get(RecordClass.DUPLICATE_WITHIN_RETENTION) + counts.get(RecordClass.DUPLICATE_BEYOND_RETENTION);
+        assertThat(copies / n).isCloseTo(0.19, within(0.015));
+        assertThat(counts.get(RecordClass.MALFORMED) / n).isCloseTo(0.003, within(0.0006));
+    }
+
+    @Test
+    void lateRecordsStayLateBeyondALongAllowedLateness() {
+        long allowedLateness = Duration.ofDays(3).toMillis();
+        List<GeneratedRecord> stream = generate(GeneratorSettings.builder().seed(14).count(100_000).start(START).span(Duration.ofDays(8))
+                .allowedLateness(Duration.ofMillis(allowedLateness)).delayedShare(0.02).build());
+        TimeBuckets buckets = BUCKETS.withAllowedLateness(Duration.ofMillis(allowedLateness));
+        long maxEventTime = Long.MIN_VALUE;
+        int late = 0;
+        for (GeneratedRecord r : stream) {
+            if (r.recordClass == RecordClass.LATE) {
+                // max(R + 2B, L + B + 6h) = 4d6h behind the clock; the highest event time trails the clock by the jitter at most.
+                assertThat(maxEventTime - r.eventTime).as("%s", r).isGreaterThan(allowedLateness + DAY + 6 * HOUR - MINUTE);
+                assertThat(buckets.isLate(r.eventTime, maxEventTime - HOUR)).isTrue();
+                late++;
+            } else if (!r.recordClass.isDeadLetter()) {
+                maxEventTime = Math.max(maxEventTime, r.eventTime);
+            }
+        }
+        assertThat(late).isGreaterThan(50);
+    }
+
+    @Test
+    void aDelayBeyondTheAllowedLatenessLessTheMarginIsRefusedNamingTheOption() {
+        GeneratorSettings.Builder tooLong = GeneratorSettings.builder().delayedShare(0.01).delayMax(Duration.ofHours(23).plusMinutes(1));
+        assertThatThrownBy(tooLong::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--delay-max")
+                .hasMessageContaining("--allowed-lateness");
+        // At the limit it is fine; without delayed clients the delays do not matter.
+        GeneratorSettings.builder().delayedShare(0.01).delayMax(Duration.ofHours(23)).build();
+        GeneratorSettings.builder().allowedLateness(Duration.ZERO).build();
+        assertThatThrownBy(GeneratorSettings.builder().delayedShare(0.01).delayMin(Duration.ofHours(21))::build)
+                .hasMessageContaining("--delay-min");
+
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = TestDataCommand.run(new String[] {"generate", "--delayed-share", "0.01", "--allowed-lateness", "12h",
+                "--output", "unused.jsonl", "--truth", "unused.csv"}, System.out, new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--delay-max");
     }
 }

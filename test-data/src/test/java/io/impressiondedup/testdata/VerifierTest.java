@@ -159,6 +159,94 @@ class VerifierTest {
     }
 
     @Test
+    void aGenuineImpressionThatOnlyReachedTheDeadLetterTopicIsReportedByReason() throws IOException {
+        GeneratedRecord unique = first(RecordClass.UNIQUE);
+        GeneratedRecord beyond = first(RecordClass.DUPLICATE_BEYOND_RETENTION);
+        List<GeneratedRecord> output = new ArrayList<>(perfectOutput);
+        output.remove(unique);
+        output.remove(beyond);
+        List<GeneratedRecord> deadLetters = new ArrayList<>(perfectDeadLetters);
+        deadLetters.add(unique);
+        deadLetters.add(beyond);
+
+        Consumer<Map<Long, String>> lateAndMalformed = reasons -> {
+            reasons.put(unique.seq, "late");
+            reasons.put(beyond.seq, "malformed");
+        };
+        assertThat(verify(output, deadLetters, lateAndMalformed)).isEqualTo(1);
+        assertThat(lastReport)
+                .containsPattern("genuine dead-lettered:\\s+2 \\(.*late 1, malformed 1, oversized 0, future-timestamp 0")
+                .contains("genuine impressions dead-lettered 2 > 0")
+                .containsPattern("false positives:\\s+0");
+        assertThat(Files.readString(dir.resolve("report.json"))).contains("\"genuineDeadLettered\" : 2")
+                .containsPattern("\"genuineDeadLetteredByReason\" : \\{\\s+\"late\" : 1,\\s+\"malformed\" : 1,");
+        // The bound is the product's promise, 0; raising it leaves only the misclassified dead letters to fail.
+        assertThat(verify(output, deadLetters, lateAndMalformed, "--max-genuine-dead-lettered", "2",
+                "--max-misclassified", "2")).isZero();
+    }
+
+    @Test
+    void aGroupWithOneRecordInTheOutputIsNotDeadLetteredEvenIfAnotherCopyWas() throws IOException {
+        GeneratedRecord copy = first(RecordClass.DUPLICATE_WITHIN_RETENTION);
+        List<GeneratedRecord> deadLetters = new ArrayList<>(perfectDeadLetters);
+        deadLetters.add(copy);
+
+        assertThat(verify(perfectOutput, deadLetters, reasons -> reasons.put(copy.seq, "late"))).isEqualTo(1);
+        assertThat(lastReport).containsPattern("genuine dead-lettered:\\s+0 ").contains("duplicate-within-retention -> late=1");
+    }
+
+    @Test
+    void droppedCopiesAreFineAndCountedAsSuch() throws IOException {
+        long copies = records.stream().filter(r -> r.recordClass == RecordClass.DUPLICATE_WITHIN_RETENTION).count();
+
+        assertThat(verify(perfectOutput, perfectDeadLetters, r -> { })).isZero();
+        assertThat(lastReport).containsPattern("dropped \\(in no topic\\):\\s+" + String.format(java.util.Locale.ROOT, "%,d", copies)
+                + " \\(of which " + String.format(java.util.Locale.ROOT, "%,d", copies) + " duplicates");
+    }
+
+    @Test
+    void aDelayedClientsStreamPassesForAPerfectJobAndADelayedImpressionJudgedLateIsCaught() throws IOException {
+        GeneratorSettings settings = GeneratorSettings.builder().seed(5).count(20_000).start(Instant.parse("2026-11-18T00:00:00Z"))
+                .delayedShare(0.05).build();
+        records = new ArrayList<>();
+        try (GroundTruthWriter writer = new GroundTruthWriter(truth)) {
+            ImpressionGenerator generator = new ImpressionGenerator(settings);
+            while (generator.hasNext()) {
+                GeneratedRecord r = generator.next();
+                records.add(r);
+                writer.write(r);
+            }
+        }
+        List<GeneratedRecord> output = new ArrayList<>();
+        List<GeneratedRecord> deadLetters = new ArrayList<>();
+        Set<Long> groupsSeen = new HashSet<>();
+        GeneratedRecord delayed = null;
+        long maxEventTime = Long.MIN_VALUE;
+        for (GeneratedRecord r : records) {
+            if (r.recordClass.isDeadLetter()) {
+                deadLetters.add(r);
+                continue;
+            }
+            if (groupsSeen.add(r.group)) {
+                output.add(r);
+            }
+            if (delayed == null && r.recordClass == RecordClass.UNIQUE && maxEventTime - r.eventTime > 3_600_000) {
+                delayed = r;
+            }
+            maxEventTime = Math.max(maxEventTime, r.eventTime);
+        }
+        assertThat(verify(output, deadLetters, r -> { }, "--max-fp-rate", "0")).isZero();
+
+        GeneratedRecord judgedLate = delayed;
+        assertThat(judgedLate).isNotNull();
+        output.remove(judgedLate);
+        deadLetters.add(judgedLate);
+        assertThat(verify(output, deadLetters, reasons -> reasons.put(judgedLate.seq, "late"))).isEqualTo(1);
+        assertThat(lastReport).containsPattern("genuine dead-lettered:\\s+1 \\(.*late 1,")
+                .containsPattern("e\\.g\\. genuine-dead-lettered \\(group\\):\\s+seq \\[" + judgedLate.seq + "\\]");
+    }
+
+    @Test
     void aMissingUniqueImpressionIsAFalsePositiveJudgedAgainstTheRateBound() throws IOException {
         List<GeneratedRecord> output = new ArrayList<>(perfectOutput);
         output.remove(first(RecordClass.UNIQUE));

@@ -3,6 +3,7 @@ package io.impressiondedup.job.local;
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.DedupJobConfig;
+import io.impressiondedup.job.DedupJobOptions;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.state.cli.CommandLine;
 import io.impressiondedup.state.cli.CommandLineOptions;
@@ -66,22 +67,37 @@ public final class LocalRun {
             .withDescription("Where the ground truth, checkpoints, report and full log go.");
     static final ConfigOption<Long> SEED = ConfigOptions.key("seed").longType().defaultValue(1L)
             .withDescription("Generator seed.");
+    static final ConfigOption<Double> DELAYED_SHARE = ConfigOptions.key("delayed-share").doubleType().defaultValue(0.01)
+            .withDescription("Share of requests from delayed clients (mobile, offline): their impressions keep their event time"
+                    + " but reach Kafka --delay-min to --delay-max later, and must still be deduplicated (0: none).");
+    static final ConfigOption<Duration> DELAY_MIN = ConfigOptions.key("delay-min").durationType().defaultValue(Duration.ofHours(1))
+            .withDescription("Shortest delay of a delayed client's impressions (uniform up to --delay-max).");
+    static final ConfigOption<Duration> DELAY_MAX = ConfigOptions.key("delay-max").durationType().defaultValue(Duration.ofHours(20))
+            .withDescription("Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.");
+    static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
+            .defaultValue(DedupJobOptions.ALLOWED_LATENESS.defaultValue())
+            .withDescription("The job's allowed lateness (the generator stamps late records beyond it and keeps delays inside"
+                    + " it); the generated stream spans retention + allowed lateness + 1 day of event time, at least 4 days.");
 
     static final CommandLineOptions OPTIONS = new CommandLineOptions("local-run",
                     "Runs the dedup job end to end on this machine: Kafka broker, generated impressions, Flink MiniCluster"
                             + " with the web UI, and a report checked against the ground truth.")
-            .add(COUNT, DUPLICATE_SHARE, FPP, PARALLELISM, PARTITIONS, STATE_BACKEND, WEB_PORT, WORK_DIR, SEED)
+            .add(COUNT, DUPLICATE_SHARE, FPP, PARALLELISM, PARTITIONS, STATE_BACKEND, WEB_PORT, WORK_DIR, SEED, DELAYED_SHARE, DELAY_MIN,
+                    DELAY_MAX, ALLOWED_LATENESS)
             .require(COUNT, c -> c >= 1000, "at least 1000 records")
             .require(DUPLICATE_SHARE, s -> s >= 0 && s <= 0.8, "a share in [0, 0.8]")
             .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5)")
             .require(PARALLELISM, p -> p >= 1 && p <= 16, "an integer in [1, 16]")
             .require(PARTITIONS, p -> p >= 1, "a positive number of partitions")
-            .require(STATE_BACKEND, b -> b.equals("rocksdb") || b.equals("hashmap"), "rocksdb or hashmap");
+            .require(STATE_BACKEND, b -> b.equals("rocksdb") || b.equals("hashmap"), "rocksdb or hashmap")
+            .require(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d");
 
     static final String INPUT_TOPIC = "impressions";
     static final String OUTPUT_TOPIC = "impressions-deduplicated";
     static final String DLQ_TOPIC = "impressions-dead-letters";
-    static final Duration SPAN = Duration.ofDays(4);
+    /** The shortest event time the stream spans: the job's retention + allowed lateness (defaults) + 1 day. */
+    static final Duration MIN_SPAN = DedupJobOptions.RETENTION.defaultValue().plus(DedupJobOptions.ALLOWED_LATENESS.defaultValue())
+            .plusDays(1);
 
     private final PrintStream out;
 
@@ -120,16 +136,29 @@ public final class LocalRun {
         double fpp = cl.get(FPP);
         int parallelism = cl.get(PARALLELISM);
         long started = System.nanoTime();
-        step("Local run: %,d impressions, parallelism %d, %s state, FPP %s; work dir %s", count, parallelism,
-                cl.get(STATE_BACKEND), fpp, workDir);
+        Duration allowedLateness = cl.get(ALLOWED_LATENESS);
+        // Long enough for buckets to expire and for records to be late under the job's rules, whatever the lateness.
+        Duration span = max(MIN_SPAN, DedupJobOptions.RETENTION.defaultValue().plus(allowedLateness).plusDays(1));
+        GeneratorSettings settings;
+        try {
+            settings = GeneratorSettings.builder()
+                    .count(count).seed(cl.get(SEED)).duplicateShare(cl.get(DUPLICATE_SHARE)).span(span)
+                    .retention(DedupJobOptions.RETENTION.defaultValue()).bucketSize(DedupJobOptions.BUCKET_SIZE.defaultValue())
+                    .allowedLateness(allowedLateness).delayedShare(cl.get(DELAYED_SHARE)).delayMin(cl.get(DELAY_MIN))
+                    .delayMax(cl.get(DELAY_MAX)).build();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidCommandLineException(e.getMessage(), e);
+        }
+        step("Local run: %,d impressions over %s of event time (%s%% from delayed clients, %s to %s late), parallelism %d,"
+                        + " %s state, FPP %s, allowed lateness %s; work dir %s",
+                count, human(span), 100 * cl.get(DELAYED_SHARE), human(cl.get(DELAY_MIN)), human(cl.get(DELAY_MAX)), parallelism,
+                cl.get(STATE_BACKEND), fpp, human(allowedLateness), workDir);
 
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             step("Kafka %s (KRaft, in this JVM) is up", kafka.bootstrapServers());
             kafka.createTopics(Map.of(INPUT_TOPIC, cl.get(PARTITIONS), OUTPUT_TOPIC, cl.get(PARTITIONS), DLQ_TOPIC, 1));
 
             Path truthFile = workDir.resolve("truth.csv");
-            GeneratorSettings settings = GeneratorSettings.builder()
-                    .count(count).seed(cl.get(SEED)).duplicateShare(cl.get(DUPLICATE_SHARE)).span(SPAN).build();
             step("Generating %,d impressions into topic %s (ground truth: %s)", count, INPUT_TOPIC, truthFile);
             long generationStart = System.nanoTime();
             Map<?, Long> classes;
@@ -140,12 +169,13 @@ public final class LocalRun {
             double generationSeconds = seconds(generationStart);
 
             // Planned as a user would: the expected unique impressions per day, with 50% headroom.
-            long uniquePerDay = (long) Math.ceil(1.5 * count * (1 - cl.get(DUPLICATE_SHARE)) / SPAN.toDays());
+            long uniquePerDay = (long) Math.ceil(1.5 * count * (1 - cl.get(DUPLICATE_SHARE)) * Duration.ofDays(1).toMillis() / span.toMillis());
             DedupJobConfig config = DedupJobConfig.parse(
                     "--bootstrap-servers", kafka.bootstrapServers(),
                     "--input-topic", INPUT_TOPIC, "--output-topic", OUTPUT_TOPIC, "--dlq-topic", DLQ_TOPIC,
                     "--bounded", "--starting-offsets", "earliest",
                     "--capacity", Long.toString(uniquePerDay), "--fpp", Double.toString(fpp),
+                    "--allowed-lateness", human(allowedLateness),
                     "--parallelism", Integer.toString(parallelism), "--state-backend", cl.get(STATE_BACKEND),
                     "--checkpoint-interval", "10s", "--checkpoint-dir", workDir.resolve("checkpoints").toUri().toString());
 
@@ -210,9 +240,10 @@ public final class LocalRun {
             out.print(report);
             boolean ok = verification.falseNegatives() == 0 && verification.lost() == 0 && verification.writtenTwice() == 0
                     && verification.deadLettersInOutput() == 0 && verification.misclassifiedDeadLetters() == 0
-                    && verification.unidentified() == 0 && verification.falsePositiveRate() <= 2 * fpp;
-            out.println(ok ? "Result: OK (no duplicate passed, nothing lost or written twice, FP rate within 2x the FPP)"
-                    : "Result: FAILED (see above)");
+                    && verification.unidentified() == 0 && verification.genuineDeadLettered() == 0
+                    && verification.falsePositiveRate() <= 2 * fpp;
+            out.println(ok ? "Result: OK (no duplicate passed, no genuine impression dead-lettered, nothing lost or written twice,"
+                    + " FP rate within 2x the FPP)" : "Result: FAILED (see above)");
             step("Shutting down Kafka; report in %s", workDir.resolve("report.txt"));
             return ok ? 0 : 1;
         }
@@ -225,8 +256,15 @@ public final class LocalRun {
         lines.add("=== Local run report ===");
         lines.add(String.format(Locale.ROOT, "Generated:        %,d records %s", count, classes));
         lines.add(String.format(Locale.ROOT, "Accounting:       %s", Accounting.summary(accumulators)));
+        lines.add(String.format(Locale.ROOT, "Late and DLQ:     late %,d; late duplicates %,d (dropped, part of duplicates);"
+                        + " dead-lettered %,d (malformed, oversized, far-future; late ones are counted as late)",
+                Accounting.count(accumulators, DedupOperator.ACCUMULATOR_LATE),
+                Accounting.count(accumulators, DedupOperator.ACCUMULATOR_LATE_DUPLICATES),
+                Accounting.count(accumulators, Accounting.DEAD_LETTERED)));
         lines.add(String.format(Locale.ROOT, "Output topic:     %,d records; dead-letter topic: %,d records %s", v.outputRecords(),
                 v.deadLetterRecords(), v.deadLettersByReason()));
+        lines.add(String.format(Locale.ROOT, "Genuine in DLQ:   %,d genuine impressions dead-lettered, by reason: %s (must be 0)",
+                v.genuineDeadLettered(), v.genuineDeadLetteredText()));
         lines.add(String.format(Locale.ROOT, "False positives:  %,d of %,d unique impressions = %.6f (configured FPP %s)",
                 v.falsePositives(), v.expectedOutputs(), v.falsePositiveRate(), fpp));
         lines.add(String.format(Locale.ROOT, "False negatives:  %,d (duplicates that reached the output)", v.falseNegatives()));
@@ -242,6 +280,23 @@ public final class LocalRun {
         lines.add(String.format(Locale.ROOT, "Time:             generate %.1f s, job %.1f s, verify %.1f s, total %.1f s",
                 generationSeconds, jobSeconds, verifySeconds, totalSeconds));
         return String.join(System.lineSeparator(), lines) + System.lineSeparator();
+    }
+
+    /** A duration as the options take it: {@code 4d}, {@code 20h}, {@code 90min}, {@code 1500ms}. */
+    static String human(Duration d) {
+        long ms = d.toMillis();
+        if (ms != 0 && ms % Duration.ofDays(1).toMillis() == 0) {
+            return ms / Duration.ofDays(1).toMillis() + "d";
+        } else if (ms != 0 && ms % Duration.ofHours(1).toMillis() == 0) {
+            return ms / Duration.ofHours(1).toMillis() + "h";
+        } else if (ms != 0 && ms % Duration.ofMinutes(1).toMillis() == 0) {
+            return ms / Duration.ofMinutes(1).toMillis() + "min";
+        }
+        return ms + "ms";
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private void step(String format, Object... args) {
