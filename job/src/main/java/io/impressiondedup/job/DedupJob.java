@@ -10,6 +10,7 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.state.cli.CommandLine;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -50,6 +51,15 @@ public final class DedupJob {
         DedupJobConfig config = DedupJobConfig.from(commandLine);
         LOG.info("Impression dedup starting with\n{}", DedupJobOptions.OPTIONS.describe(commandLine));
         JobExecutionResult result = runJob(config);
+        if (!result.isJobExecutionResult()) {
+            // Detached (flink run --detached, REST POST /jars/:id/run): the job is submitted and runs on
+            // the cluster; it has no result here. Failing now would make the caller retry, starting a
+            // second job with the same transactional ids.
+            String submitted = detachedSubmissionMessage(result.getJobID(), config);
+            LOG.info(submitted);
+            System.out.println(submitted);
+            return;
+        }
         if (config.bounded()) {
             String summary = Accounting.summary(result.getAllAccumulatorResults());
             LOG.info("Finished: {}", summary);
@@ -57,7 +67,22 @@ public final class DedupJob {
         }
     }
 
-    /** Checks the options against the brokers, then runs the job on Kafka until it ends (bounded) or is stopped. */
+    /** What a detached submission reports: the job id, and where its account will be. */
+    static String detachedSubmissionMessage(JobID jobId, DedupJobConfig config) {
+        return "Submitted job " + jobId + " (" + jobName(config) + ") detached; it runs on the cluster"
+                + (config.bounded() ? " until it has read the input up to the end offsets it found at start (--bounded true)" : "")
+                + ". Its account, input = unique + duplicates + late + dead-lettered, is live on the JobManager's REST API at"
+                + " GET /jobs/" + jobId + "/accumulators and final there once the job is FINISHED (kept for"
+                + " jobstore.expiration-time, and by the History Server if jobmanager.archive.fs.dir is set); in the TaskManager"
+                + " logs, every parse and dedup subtask logs its share at each completed checkpoint, the job's final one included.";
+    }
+
+    /**
+     * Checks the options against the brokers, then runs the job on Kafka. Attached, until it ends
+     * (bounded) or is stopped, with its accumulators; detached ({@code flink run --detached}, the REST
+     * API), it returns once the job is submitted, with a result that only holds the job id ({@link
+     * JobExecutionResult#isJobExecutionResult()} false).
+     */
     public static JobExecutionResult runJob(DedupJobConfig config) throws Exception {
         KafkaChecks.checkBrokers(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));

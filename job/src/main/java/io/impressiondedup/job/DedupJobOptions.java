@@ -88,7 +88,8 @@ public final class DedupJobOptions {
             .defaultValue(Duration.ofMinutes(5))
             .withDescription("Watermark delay behind the highest event time seen.");
     public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
-            .withDescription("A partition without records for this long stops holding the watermark back.");
+            .withDescription("A partition without a valid impression for this long (nothing, or only dead letters) stops holding"
+                    + " the watermark back; its next impression makes it count again.");
     public static final ConfigOption<Duration> MAX_FUTURE_SKEW = ConfigOptions.key("max-future-skew").durationType()
             .defaultValue(Duration.ofHours(1))
             .withDescription("Records dated further than this ahead of processing time are dead-lettered and do not move"

@@ -2,6 +2,9 @@ package io.impressiondedup.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
@@ -32,10 +35,18 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The job on a real Flink standalone cluster, driven by the scripts users run ({@code
@@ -46,24 +57,35 @@ import org.junit.jupiter.api.Test;
  * the second third (with copies of impressions from the first); resume from the savepoint at
  * parallelism 3; while the last third streams in, kill -9 a TaskManager and start a new one. Then
  * the verifier must find no duplicate passed, nothing lost, nothing written twice, and a
- * false-positive rate within 2x the FPP; Prometheus must expose the dedup metrics; and stopping the
- * cluster must leave no process behind, even with pid files gone as after a failed run.
+ * false-positive rate within 2x the FPP; Prometheus must expose the dedup metrics.
+ *
+ * <p>On the same cluster, first: a bounded run submitted the way clusters are driven, detached
+ * through {@code POST /jars/:id/run}, must be accepted, run once and finish with a balanced account
+ * in the REST API.
+ *
+ * <p>Stopping the cluster after both must leave no process behind, even with pid files gone as after
+ * a failed run.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
 
     static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path JAR = REPO.resolve("job/target/dedup-job.jar");
     static final double FPP = 0.001;
     static final int RECORDS = 150_000;
     static final String GROUP = "cluster-it";
 
     private final Map<String, String> env = new HashMap<>();
     private final HttpClient http = HttpClient.newHttpClient();
+    private final ObjectMapper json = new ObjectMapper();
+    private Path runDir;
     private String bootstrap;
     private int restPort;
 
-    @Test
-    void savepointRescaleAndFailoverKeepEveryImpressionExactlyOnce() throws Exception {
-        Path runDir = Files.createDirectories(Path.of("target/cluster-it").toAbsolutePath());
+    @BeforeAll
+    void startCluster() throws Exception {
+        runDir = Files.createDirectories(Path.of("target/cluster-it").toAbsolutePath());
         deleteRecursively(runDir);
         restPort = freePort();
         int kafkaPort = freePort();
@@ -72,65 +94,148 @@ class ClusterIT {
         env.put("KAFKA_PORT", Integer.toString(kafkaPort));
         env.put("CONTROLLER_PORT", Integer.toString(freePort()));
         env.put("JM_RPC_PORT", Integer.toString(freePort()));
-        env.put("JAR", REPO.resolve("job/target/dedup-job.jar").toString());
+        env.put("JAR", JAR.toString());
         bootstrap = "127.0.0.1:" + kafkaPort;
+        script("cluster.sh", "start", "2");
+    }
+
+    @AfterAll
+    void stopCluster() throws Exception {
+        // As after a failed run: the pid files are gone; stop must still find and end every process.
+        deleteRecursively(runDir.resolve("pids"));
+        script("cluster.sh", "stop");
+        assertThat(processesOf(runDir)).as("processes left behind").isEmpty();
+    }
+
+    /**
+     * The job as clusters are driven: the jar uploaded and run through the REST API, which runs {@code
+     * main} detached in the JobManager. With {@code --bounded true} the submission must succeed (not
+     * fail after submitting, which makes callers retry and start a second job with the same
+     * transactional ids), start exactly one job, and that job must finish with its account balanced
+     * in the REST API and each subtask's final share in the TaskManager logs.
+     */
+    @Test
+    @Order(1)
+    void aBoundedRunSubmittedDetachedThroughTheRestApiFinishesOnceWithABalancedAccount() throws Exception {
         long started = System.nanoTime();
-        try {
-            script("cluster.sh", "start", "2");
-            createTopics();
-            Path truthFile = runDir.resolve("truth.csv");
-            GeneratorSettings settings = GeneratorSettings.builder().count(RECORDS).seed(77).span(Duration.ofDays(4)).build();
-            ImpressionGenerator generator = new ImpressionGenerator(settings);
-            List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
-                    "--output-topic", "deduplicated", "--dlq-topic", "dead-letters", "--capacity", "45000",
-                    "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
-                    "--group-id", GROUP, "--transactional-id-prefix", "cluster-it");
-
-            try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
-                    KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
-                produce(generator, RECORDS / 3, input, truth);
-                String first = submit(2, null, jobArgs);
-                awaitAllInputCommitted("the first third at parallelism 2");
-                String savepoint = script("job.sh", "stop-with-savepoint", first).trim();
-
-                produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
-                String second = submit(3, savepoint, jobArgs);
-                awaitAllInputCommitted("the second third at parallelism 3 from the savepoint");
-
-                Thread last = new Thread(() -> produceQuietly(generator, input, truth));
-                last.start();
-                waitUntil(Duration.ofSeconds(120), "progress on the last third", () -> committedRecords() > 2L * RECORDS / 3 + 2000);
-                script("cluster.sh", "kill-taskmanager", "0");
-                script("cluster.sh", "start-taskmanager");
-                last.join();
-                awaitAllInputCommitted("the last third, across the failover");
-
-                String metrics = scrapePrometheus();
-                for (String metric : List.of("records_in", "unique", "duplicates", "late", "filter_expansions", "live_buckets",
-                        "bloom_bytes", "max_fill_ratio", "estimated_fpp")) {
-                    assertThat(metrics).as("Prometheus metric %s", metric).contains("flink_taskmanager_job_task_operator_" + metric + "{");
-                }
-                script("job.sh", "stop-with-savepoint", second);
+        int records = 20_000;
+        createTopics(Map.of("bounded-impressions", 2, "bounded-deduplicated", 2, "bounded-dead-letters", 1));
+        try (KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "bounded-impressions", Map.of())) {
+            ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(records).seed(78).build());
+            while (generator.hasNext()) {
+                input.write(generator.next());
             }
-
-            VerificationReport report = verify(GroundTruth.read(truthFile));
-            String text = report.toText(FPP);
-            System.out.println(text);
-            System.out.printf("cluster test took %.0f s%n", (System.nanoTime() - started) / 1e9);
-            assertThat(report.input()).isEqualTo(RECORDS);
-            assertThat(report.falseNegatives()).as(text).isZero();
-            assertThat(report.lost()).as(text).isZero();
-            assertThat(report.writtenTwice()).as(text).isZero();
-            assertThat(report.misclassifiedDeadLetters()).as(text).isZero();
-            assertThat(report.deadLettersInOutput()).as(text).isZero();
-            assertThat(report.unidentified()).as(text).isZero();
-            assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
-        } finally {
-            // As after a failed run: the pid files are gone; stop must still find and end every process.
-            deleteRecursively(runDir.resolve("pids"));
-            script("cluster.sh", "stop");
-            assertThat(processesOf(runDir)).as("processes left behind").isEmpty();
+            input.flush();
         }
+        String[] jobArgs = {"--bootstrap-servers", bootstrap, "--input-topic", "bounded-impressions",
+            "--output-topic", "bounded-deduplicated", "--dlq-topic", "bounded-dead-letters", "--capacity", "10000",
+            "--checkpoint-interval", "2s", "--starting-offsets", "earliest", "--group-id", "cluster-it-bounded",
+            "--transactional-id-prefix", "cluster-it-bounded", "--bounded", "true"};
+        String jobName = DedupJob.jobName(DedupJobConfig.parse(jobArgs));
+
+        HttpResponse<String> run = rest("POST", "/jars/" + uploadJar() + "/run", json.writeValueAsString(
+                Map.of("entryClass", DedupJob.class.getName(), "programArgsList", List.of(jobArgs), "parallelism", 2)));
+        assertThat(run.statusCode()).as("POST /jars/:id/run answered %s", run.body()).isEqualTo(200);
+        String jobId = json.readTree(run.body()).path("jobid").asText();
+        assertThat(jobId).matches("[0-9a-f]{32}");
+
+        try {
+            waitUntil(Duration.ofSeconds(180), "job " + jobId + " to finish", () -> {
+                String state = restJson("/jobs/" + jobId).path("state").asText();
+                assertThat(state).as("state of job %s", jobId).isIn("INITIALIZING", "CREATED", "RUNNING", "FINISHED");
+                return state.equals("FINISHED");
+            });
+        } finally {
+            if (!restJson("/jobs/" + jobId).path("state").asText().equals("FINISHED")) {
+                rest("PATCH", "/jobs/" + jobId + "?mode=cancel", null); // free the slots for the next test
+            }
+        }
+        List<String> sameName = new ArrayList<>();
+        restJson("/jobs/overview").path("jobs").forEach(job -> {
+            if (job.path("name").asText().equals(jobName)) {
+                sameName.add(job.path("jid").asText());
+            }
+        });
+        assertThat(sameName).as("jobs named '%s'", jobName).containsExactly(jobId);
+
+        Map<String, String> accumulators = new HashMap<>();
+        restJson("/jobs/" + jobId + "/accumulators").path("user-task-accumulators")
+                .forEach(a -> accumulators.put(a.path("name").asText(), a.path("value").asText()));
+        String summary = Accounting.summary(accumulators);
+        System.out.println("bounded run, from REST: " + summary);
+        long input = Accounting.count(accumulators, Accounting.INPUT);
+        long unique = Accounting.count(accumulators, DedupOperator.ACCUMULATOR_UNIQUE);
+        long duplicates = Accounting.count(accumulators, DedupOperator.ACCUMULATOR_DUPLICATES);
+        long late = Accounting.count(accumulators, DedupOperator.ACCUMULATOR_LATE);
+        long deadLettered = Accounting.count(accumulators, Accounting.DEAD_LETTERED);
+        assertThat(input).as(summary).isEqualTo(records);
+        assertThat(unique + duplicates + late + deadLettered).as(summary).isEqualTo(input);
+        assertThat(duplicates).as(summary).isPositive();
+        assertThat(deadLettered).as(summary).isPositive();
+        assertThat(summary).endsWith("(balanced)");
+
+        // Where the detached submission said the account would be: the REST API (above), and the logs.
+        String jobManagerLog = Files.readString(runDir.resolve("logs/jobmanager.log"));
+        assertThat(jobManagerLog).contains("Submitted job " + jobId).contains("/jobs/" + jobId + "/accumulators");
+        // This test runs first on the cluster, so every account line in the TaskManager logs is this job's.
+        long[] lastShares = lastLoggedShares();
+        assertThat(lastShares).as("sums of the subtasks' last logged shares: input, unique, duplicates, late")
+                .containsExactly(input, unique, duplicates, late);
+        System.out.printf("bounded detached run took %.0f s%n", (System.nanoTime() - started) / 1e9);
+    }
+
+    @Test
+    @Order(2)
+    void savepointRescaleAndFailoverKeepEveryImpressionExactlyOnce() throws Exception {
+        long started = System.nanoTime();
+        createTopics(Map.of("impressions", 4, "deduplicated", 4, "dead-letters", 1));
+        Path truthFile = runDir.resolve("truth.csv");
+        GeneratorSettings settings = GeneratorSettings.builder().count(RECORDS).seed(77).span(Duration.ofDays(4)).build();
+        ImpressionGenerator generator = new ImpressionGenerator(settings);
+        List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
+                "--output-topic", "deduplicated", "--dlq-topic", "dead-letters", "--capacity", "45000",
+                "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
+                "--group-id", GROUP, "--transactional-id-prefix", "cluster-it");
+
+        try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
+                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
+            produce(generator, RECORDS / 3, input, truth);
+            String first = submit(2, null, jobArgs);
+            awaitAllInputCommitted("the first third at parallelism 2");
+            String savepoint = script("job.sh", "stop-with-savepoint", first).trim();
+
+            produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
+            String second = submit(3, savepoint, jobArgs);
+            awaitAllInputCommitted("the second third at parallelism 3 from the savepoint");
+
+            Thread last = new Thread(() -> produceQuietly(generator, input, truth));
+            last.start();
+            waitUntil(Duration.ofSeconds(120), "progress on the last third", () -> committedRecords() > 2L * RECORDS / 3 + 2000);
+            script("cluster.sh", "kill-taskmanager", "0");
+            script("cluster.sh", "start-taskmanager");
+            last.join();
+            awaitAllInputCommitted("the last third, across the failover");
+
+            String metrics = scrapePrometheus();
+            for (String metric : List.of("records_in", "unique", "duplicates", "late", "filter_expansions", "live_buckets",
+                    "bloom_bytes", "max_fill_ratio", "estimated_fpp")) {
+                assertThat(metrics).as("Prometheus metric %s", metric).contains("flink_taskmanager_job_task_operator_" + metric + "{");
+            }
+            script("job.sh", "stop-with-savepoint", second);
+        }
+
+        VerificationReport report = verify(GroundTruth.read(truthFile));
+        String text = report.toText(FPP);
+        System.out.println(text);
+        System.out.printf("cluster test took %.0f s%n", (System.nanoTime() - started) / 1e9);
+        assertThat(report.input()).isEqualTo(RECORDS);
+        assertThat(report.falseNegatives()).as(text).isZero();
+        assertThat(report.lost()).as(text).isZero();
+        assertThat(report.writtenTwice()).as(text).isZero();
+        assertThat(report.misclassifiedDeadLetters()).as(text).isZero();
+        assertThat(report.deadLettersInOutput()).as(text).isZero();
+        assertThat(report.unidentified()).as(text).isZero();
+        assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
     }
 
     private String submit(int parallelism, String savepoint, List<String> jobArgs) throws Exception {
@@ -165,15 +270,18 @@ class ClusterIT {
         }
     }
 
-    private void createTopics() throws Exception {
+    /** Creates topics (name to partitions) and waits until they have leaders. */
+    private void createTopics(Map<String, Integer> partitions) throws Exception {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("impressions", 4, (short) 1), new NewTopic("deduplicated", 4, (short) 1),
-                    new NewTopic("dead-letters", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            admin.createTopics(partitions.entrySet().stream().map(t -> new NewTopic(t.getKey(), t.getValue(), (short) 1)).toList())
+                    .all().get(60, TimeUnit.SECONDS);
         }
         try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
             waitUntil(Duration.ofSeconds(60), "partition leaders", () -> {
                 try {
-                    catchUp.endOffset("impressions");
+                    for (String topic : partitions.keySet()) {
+                        catchUp.endOffset(topic);
+                    }
                     return true;
                 } catch (Exception notYet) {
                     return false;
@@ -196,6 +304,87 @@ class ClusterIT {
         try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
             catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
         }
+    }
+
+    /** Uploads the shaded jar through the REST API ({@code POST /jars/upload}); returns its jar id. */
+    private String uploadJar() throws Exception {
+        String boundary = "cluster-it-" + System.nanoTime();
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + JAR.getFileName()
+                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(restUri("/jars/upload"))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
+                        HttpRequest.BodyPublishers.ofFile(JAR), HttpRequest.BodyPublishers.ofByteArray(tail)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("uploading %s: %s", JAR, response.body()).isEqualTo(200);
+        return Path.of(json.readTree(response.body()).path("filename").asText()).getFileName().toString();
+    }
+
+    private HttpResponse<String> rest(String method, String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(restUri(path)).header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GET on the REST API, which must answer 200. */
+    private JsonNode restJson(String path) {
+        try {
+            HttpResponse<String> response = rest("GET", path, null);
+            assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+            return json.readTree(response.body());
+        } catch (Exception e) {
+            throw new IllegalStateException("GET " + path, e);
+        }
+    }
+
+    private URI restUri(String path) {
+        return URI.create("http://127.0.0.1:" + restPort + path);
+    }
+
+    private static final Pattern PARSE_SHARE = Pattern.compile("Checkpoint (\\d+), parse subtask (\\d+): input (\\d+) ");
+    private static final Pattern DEDUP_SHARE =
+            Pattern.compile("Checkpoint (\\d+), dedup subtask (\\d+): records-in \\d+ = unique (\\d+) \\+ duplicates (\\d+) \\+ late (\\d+)");
+
+    /**
+     * The account as the TaskManager logs have it: each parse and dedup subtask logs its share at every
+     * completed checkpoint; summed over subtasks, the share each logged at its last checkpoint:
+     * {input, unique, duplicates, late}.
+     */
+    private long[] lastLoggedShares() throws IOException {
+        Map<String, long[]> last = new HashMap<>(); // "parse 0" -> {checkpoint, counts...}
+        try (var logs = Files.newDirectoryStream(runDir.resolve("logs"), "taskmanager-*.log")) {
+            for (Path log : logs) {
+                for (String line : Files.readAllLines(log)) {
+                    Matcher parse = PARSE_SHARE.matcher(line);
+                    Matcher dedup = DEDUP_SHARE.matcher(line);
+                    if (parse.find()) {
+                        keepLatest(last, "parse " + parse.group(2), Long.parseLong(parse.group(1)), Long.parseLong(parse.group(3)));
+                    } else if (dedup.find()) {
+                        keepLatest(last, "dedup " + dedup.group(2), Long.parseLong(dedup.group(1)), Long.parseLong(dedup.group(3)),
+                                Long.parseLong(dedup.group(4)), Long.parseLong(dedup.group(5)));
+                    }
+                }
+            }
+        }
+        long[] sums = new long[4];
+        last.forEach((subtask, share) -> {
+            if (subtask.startsWith("parse")) {
+                sums[0] += share[1];
+            } else {
+                for (int i = 1; i < 4; i++) {
+                    sums[i] += share[i];
+                }
+            }
+        });
+        return sums;
+    }
+
+    private static void keepLatest(Map<String, long[]> last, String subtask, long checkpoint, long... counts) {
+        long[] share = new long[counts.length + 1];
+        share[0] = checkpoint;
+        System.arraycopy(counts, 0, share, 1, counts.length);
+        last.merge(subtask, share, (a, b) -> a[0] >= b[0] ? a : b);
     }
 
     private String scrapePrometheus() {

@@ -11,6 +11,7 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.time.TimeBuckets;
 import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -28,8 +29,10 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li><b>oversized</b> if key + value exceed the maximum record size (checked before parsing);
  *   <li><b>malformed</b> if its value is null or empty, not JSON, not an object, has trailing data, or
- *       lacks a non-empty string request id, a string or integer ad id, or an event time that is a
- *       non-negative integer of epoch milliseconds or an ISO-8601 instant;
+ *       lacks a non-empty string request id, a string or integer ad id, or an event time that is an
+ *       integer of epoch milliseconds or an ISO-8601 instant with an offset, within the range of epoch
+ *       milliseconds and not before {@code --min-event-time} (2000-01-01 by default: no impression is
+ *       that old, and such a time, negative epoch milliseconds in particular, is a watermark hazard);
  *   <li><b>future-timestamp</b> if its event time is more than the allowed skew ahead of processing
  *       time: such a record would otherwise drag the watermark ahead and make every real record after
  *       it late.
@@ -46,6 +49,8 @@ public final class ImpressionParser {
     private final LongSupplier clock;
     private final JsonFactory json;
     private final RequestIdDigester digester = new RequestIdDigester();
+    /** The event time {@link #readEventTime} read last. */
+    private long parsedEventTime;
 
     public ImpressionParser(ParserSettings settings, LongSupplier clock) {
         this.settings = settings;
@@ -73,7 +78,8 @@ public final class ImpressionParser {
         }
         String requestId = null;
         String adId = null;
-        long eventTime = Long.MIN_VALUE;
+        long eventTime = 0;
+        boolean hasEventTime = false;
         try (JsonParser parser = json.createParser(value)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return malformed(raw, "value is not a JSON object");
@@ -93,11 +99,12 @@ public final class ImpressionParser {
                     }
                     adId = parser.getText();
                 } else if (field.equals(settings.timestampField)) {
-                    eventTime = eventTime(parser, fieldValue);
-                    if (eventTime == Long.MIN_VALUE) {
-                        return malformed(raw, "'" + field + "' must be epoch milliseconds (a non-negative integer) or an ISO-8601"
-                                + " instant, but is " + describe(fieldValue) + " " + abbreviate(parser.getText()));
+                    String error = readEventTime(parser, fieldValue);
+                    if (error != null) {
+                        return malformed(raw, "'" + field + "' " + error);
                     }
+                    eventTime = parsedEventTime;
+                    hasEventTime = true;
                 } else {
                     parser.skipChildren();
                 }
@@ -119,11 +126,11 @@ public final class ImpressionParser {
         if (adId == null) {
             return malformed(raw, "missing field '" + settings.adIdField + "'");
         }
-        if (eventTime == Long.MIN_VALUE) {
+        if (!hasEventTime) {
             return malformed(raw, "missing field '" + settings.timestampField + "'");
         }
         long now = clock.getAsLong();
-        if (eventTime > now + settings.maxFutureSkewMillis) {
+        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis)) {
             return dead(raw, DeadLetterReason.FUTURE_TIMESTAMP, "event time " + Instant.ofEpochMilli(eventTime)
                     + " is more than --max-future-skew " + settings.maxFutureSkewMillis / 1000 + "s ahead of processing time "
                     + Instant.ofEpochMilli(now));
@@ -132,23 +139,50 @@ public final class ImpressionParser {
         return ParsedRecord.of(new Impression(requestId, adId, eventTime, digester.high(), digester.low(), raw));
     }
 
-    /** Epoch millis from an integer or an ISO-8601 string, or {@link Long#MIN_VALUE} if neither. */
-    private static long eventTime(JsonParser parser, JsonToken token) throws IOException {
+    /**
+     * Reads the event time into {@link #parsedEventTime}: epoch millis from an integer, or from an
+     * ISO-8601 instant with an offset. Returns null if it is valid, else what is wrong with it (to
+     * follow the field's name). Nothing here can overflow: a number beyond a long, or an instant
+     * beyond the range of epoch millis (years up to +/-999,999,999 parse), is reported as such.
+     */
+    private String readEventTime(JsonParser parser, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NUMBER_INT) {
             if (parser.getNumberType() != JsonParser.NumberType.INT && parser.getNumberType() != JsonParser.NumberType.LONG) {
-                return Long.MIN_VALUE; // beyond a long
+                return "must be epoch milliseconds, but " + abbreviate(parser.getText()) + " is beyond the range of a long";
             }
             long millis = parser.getLongValue();
-            return millis >= 0 ? millis : Long.MIN_VALUE;
+            if (millis < settings.minEventTimeMillis) {
+                return beforeMinimum(millis + " (" + Instant.ofEpochMilli(millis) + ")");
+            }
+            parsedEventTime = millis;
+            return null;
         }
         if (token == JsonToken.VALUE_STRING) {
+            String text = parser.getText();
+            Instant instant;
             try {
-                return OffsetDateTime.parse(parser.getText()).toInstant().toEpochMilli();
+                instant = OffsetDateTime.parse(text).toInstant();
             } catch (DateTimeException | ArithmeticException e) {
-                return Long.MIN_VALUE;
+                return "must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is "
+                        + describe(token) + " " + abbreviate(text);
             }
+            // Compared as instants, before converting: a time far in the past names the option, not an overflow.
+            if (instant.isBefore(settings.minEventTime())) {
+                return beforeMinimum(abbreviate(text));
+            }
+            try {
+                parsedEventTime = instant.toEpochMilli();
+            } catch (ArithmeticException e) {
+                return abbreviate(text) + " is beyond the range of epoch milliseconds";
+            }
+            return null;
         }
-        return Long.MIN_VALUE;
+        return "must be epoch milliseconds (an integer) or an ISO-8601 instant (a string), but is " + describe(token) + " "
+                + abbreviate(parser.getText());
+    }
+
+    private String beforeMinimum(String value) {
+        return value + " is before --min-event-time " + settings.minEventTime();
     }
 
     private static String describe(JsonToken token) {

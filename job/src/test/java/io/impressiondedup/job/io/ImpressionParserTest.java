@@ -59,8 +59,8 @@ class ImpressionParserTest {
     @Test
     void fieldNamesAreConfigurable() {
         ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 1000, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
-        assertThat(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":1}")).isImpression()).isTrue();
-        assertThat(custom.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1}")).deadLetter().error()).contains("missing field 'rid'");
+        assertThat(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":" + NOW + "}")).isImpression()).isTrue();
+        assertThat(custom.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":" + NOW + "}")).deadLetter().error()).contains("missing field 'rid'");
     }
 
     @ParameterizedTest
@@ -111,6 +111,69 @@ class ImpressionParserTest {
         ParsedRecord future = parser.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":\"9999-12-31T23:59:59Z\"}"));
         assertThat(future.deadLetter().reason()).isEqualTo(DeadLetterReason.FUTURE_TIMESTAMP);
         assertThat(future.deadLetter().error()).contains("9999-12-31T23:59:59Z").contains("--max-future-skew");
+    }
+
+    static String withTs(String ts) {
+        return "{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":" + ts + "}";
+    }
+
+    @Test
+    void anEventTimeExactlyAtTheMinimumIsAnImpressionAndOneMillisecondBeforeIsMalformed() {
+        long min = ParserSettings.DEFAULT_MIN_EVENT_TIME.toEpochMilli();
+        assertThat(parser.parse(raw(withTs(Long.toString(min)))).impression().eventTime()).isEqualTo(min);
+        assertThat(parser.parse(raw(withTs("\"2000-01-01T00:00:00Z\""))).impression().eventTime()).isEqualTo(min);
+        assertThat(parser.parse(raw(withTs("\"2000-01-01T01:00:00+01:00\""))).impression().eventTime()).isEqualTo(min);
+
+        ParsedRecord millis = parser.parse(raw(withTs(Long.toString(min - 1))));
+        assertThat(millis.deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(millis.deadLetter().error())
+                .isEqualTo("'ts' 946684799999 (1999-12-31T23:59:59.999Z) is before --min-event-time 2000-01-01T00:00:00Z");
+        ParsedRecord iso = parser.parse(raw(withTs("\"1999-12-31T23:59:59.999Z\"")));
+        assertThat(iso.deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(iso.deadLetter().error()).isEqualTo("'ts' 1999-12-31T23:59:59.999Z is before --min-event-time 2000-01-01T00:00:00Z");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-5", "0", "-9223372036854775808", "\"1970-01-01T00:00:00Z\"", "\"0001-01-01T00:00:00Z\"",
+        "\"-999999999-01-01T00:00:00-18:00\"", "\"-292275055-05-16T16:47:04.192Z\""})
+    void eventTimesFarInThePastNameTheMinimumAndTheValue(String ts) {
+        ParsedRecord parsed = parser.parse(raw(withTs(ts)));
+        assertThat(parsed.deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(parsed.deadLetter().error()).contains(ts.replace("\"", "")).contains("is before --min-event-time 2000-01-01T00:00:00Z");
+    }
+
+    @Test
+    void theMinimumIsConfigurable() {
+        ParserSettings since2020 = new ParserSettings("requestId", "adId", "ts", 1000, Duration.ofHours(1), Instant.parse("2020-01-01T00:00:00Z"));
+        ImpressionParser strict = new ImpressionParser(since2020, () -> NOW);
+        assertThat(strict.parse(raw(withTs("\"2019-12-31T23:59:59Z\""))).deadLetter().error()).contains("--min-event-time 2020-01-01T00:00:00Z");
+        assertThat(strict.parse(raw(withTs("\"2020-01-01T00:00:00Z\""))).isImpression()).isTrue();
+
+        // A minimum before the range of epoch millis lets every long through, and still rejects instants beyond it.
+        ImpressionParser lenient = new ImpressionParser(
+                new ParserSettings("requestId", "adId", "ts", 1000, Duration.ofHours(1), Instant.MIN), () -> NOW);
+        assertThat(lenient.parse(raw(withTs("-9223372036854775808"))).impression().eventTime()).isEqualTo(Long.MIN_VALUE);
+        assertThat(lenient.parse(raw(withTs("-1"))).impression().eventTime()).isEqualTo(-1);
+        assertThat(lenient.parse(raw(withTs("\"-999999999-01-01T00:00:00Z\""))).deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"+999999999-12-31T23:59:59.999999999-18:00\"", "\"+292278994-08-17T07:12:55.808Z\"",
+        "\"+1000000000-01-01T00:00:00Z\"", "\"-1000000000-01-01T00:00:00Z\"", "9223372036854775808", "-9223372036854775809"})
+    void extremeEventTimesAreMalformedWithoutOverflowing(String ts) {
+        ParsedRecord parsed = parser.parse(raw(withTs(ts)));
+        assertThat(parsed.deadLetter().reason()).as(parsed.deadLetter().error()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(parsed.deadLetter().error()).startsWith("'ts' ");
+    }
+
+    @Test
+    void theLatestEpochMillisecondIsDatedInTheFutureNotOverflowed() {
+        // now + skew must saturate, not wrap: else Long.MAX_VALUE would pass as an impression.
+        ImpressionParser hugeSkew = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 1000,
+                Duration.ofMillis(Long.MAX_VALUE), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
+        assertThat(hugeSkew.parse(raw(withTs(Long.toString(Long.MAX_VALUE)))).isImpression()).isTrue();
+        ParsedRecord latest = parser.parse(raw(withTs("\"+292278994-08-17T07:12:55.807Z\"")));
+        assertThat(latest.deadLetter().reason()).isEqualTo(DeadLetterReason.FUTURE_TIMESTAMP);
     }
 
     @Test
