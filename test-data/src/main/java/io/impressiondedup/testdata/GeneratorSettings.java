@@ -262,32 +262,39 @@ public final class GeneratorSettings {
             return this;
         }
 
+        /** Validates the settings; a message names the setting's {@code test-data generate} option where it has one. */
         public GeneratorSettings build() {
-            checkArgument(count > 0, "count must be positive, but was %s", count);
-            checkShare("duplicate share", duplicateShare, 0.9);
-            checkShare("beyond-retention share", beyondRetentionShare, 1);
-            checkShare("time-based UUID share", timeBasedUuidShare, 1);
-            checkShare("non-UUID share", nonUuidShare, 1);
-            checkArgument(timeBasedUuidShare + nonUuidShare <= 1, "time-based and non-UUID shares exceed 1");
-            checkShare("ISO timestamp share", isoTimestampShare, 1);
-            checkShare("late share", lateShare, 0.5);
-            checkShare("malformed share", malformedShare, 0.5);
-            checkShare("future share", futureShare, 0.5);
-            checkArgument(duplicateShare + lateShare + malformedShare + futureShare < 1, "the shares leave no room for unique impressions");
-            checkArgument(maxAdsPerRequest >= 1, "max ads per request must be at least 1, but was %s", maxAdsPerRequest);
-            checkArgument(adCatalog >= maxAdsPerRequest, "the ad catalog (%s) must hold at least max ads per request", adCatalog);
-            checkArgument(adZipfExponent > 0, "Zipf exponent must be positive, but was %s", adZipfExponent);
-            checkArgument(!span.isNegative() && !span.isZero(), "span must be positive, but was %s", span);
-            checkArgument(!maxJitter.isNegative() && maxJitter.compareTo(Duration.ofMinutes(4)) <= 0,
-                    "jitter must be in [0, 4min] to stay inside the job's default 5 min out-of-orderness, but was %s", maxJitter);
-            checkArgument(!retention.isNegative() && !retention.isZero(), "retention must be positive");
-            checkArgument(oversizedBytes >= 1024, "oversized values must be at least 1 KiB");
             Objects.requireNonNull(bucketSize, "bucketSize");
             Objects.requireNonNull(allowedLateness, "allowedLateness");
             Objects.requireNonNull(delayMin, "delayMin");
             Objects.requireNonNull(delayMax, "delayMax");
+            checkArgument(count > 0, "--count must be positive, but was %s", count);
+            checkShare("--duplicate-share", duplicateShare, 0.9);
+            checkShare("--beyond-retention-share", beyondRetentionShare, 1);
+            checkShare("time-based UUID share", timeBasedUuidShare, 1);
+            checkShare("non-UUID share", nonUuidShare, 1);
+            checkArgument(timeBasedUuidShare + nonUuidShare <= 1, "time-based and non-UUID shares exceed 1");
+            checkShare("ISO timestamp share", isoTimestampShare, 1);
+            checkShare("--late-share", lateShare, 0.5);
+            checkShare("--malformed-share", malformedShare, 0.5);
+            checkShare("--future-share", futureShare, 0.5);
+            checkArgument(duplicateShare + lateShare + malformedShare + futureShare < 1,
+                    "--duplicate-share, --late-share, --malformed-share and --future-share leave no room for unique impressions");
+            checkArgument(maxAdsPerRequest >= 1, "--max-ads-per-request must be at least 1, but was %s", maxAdsPerRequest);
+            checkArgument(adCatalog >= maxAdsPerRequest, "the ad catalog (%s) must hold at least --max-ads-per-request", adCatalog);
+            checkArgument(adZipfExponent > 0, "Zipf exponent must be positive, but was %s", adZipfExponent);
+            checkArgument(!span.isNegative() && !span.isZero(), "--span must be positive, but was %s", formatWithHighestUnit(span));
+            checkArgument(!maxJitter.isNegative() && maxJitter.compareTo(Duration.ofMinutes(4)) <= 0,
+                    "--max-jitter must be in [0, 4min] to stay inside the job's default 5 min out-of-orderness, but was %s",
+                    formatWithHighestUnit(maxJitter));
+            checkArgument(!retention.isNegative() && !retention.isZero(), "--retention must be positive, but was %s",
+                    formatWithHighestUnit(retention));
+            checkArgument(isBucketSize(bucketSize),
+                    "--bucket-size must be at least 1min and divide a day (e.g. 1h, 6h) or be whole days, as the job's, but was %s",
+                    formatWithHighestUnit(bucketSize));
+            checkArgument(oversizedBytes >= 1024, "oversized values must be at least 1 KiB");
             checkArgument(!allowedLateness.isNegative(), "--allowed-lateness must not be negative, but was %s", allowedLateness);
-            checkShare("delayed share", delayedShare, 0.5);
+            checkShare("--delayed-share", delayedShare, 0.5);
             checkArgument(!delayMin.isNegative(), "--delay-min must not be negative, but was %s", delayMin);
             checkArgument(delayMin.compareTo(delayMax) <= 0, "--delay-min (%s) must not exceed --delay-max (%s)",
                     formatWithHighestUnit(delayMin), formatWithHighestUnit(delayMax));
@@ -301,6 +308,13 @@ public final class GeneratorSettings {
                 start = Instant.ofEpochMilli(System.currentTimeMillis()).minus(span);
             }
             return new GeneratorSettings(this);
+        }
+
+        /** As the job's time buckets require: at least a minute, and dividing a day or whole days, so buckets align to midnight. */
+        private static boolean isBucketSize(Duration size) {
+            long millis = size.toMillis();
+            long day = Duration.ofDays(1).toMillis();
+            return millis >= Duration.ofMinutes(1).toMillis() && (day % millis == 0 || millis % day == 0);
         }
 
         private static void checkShare(String name, double share, double max) {

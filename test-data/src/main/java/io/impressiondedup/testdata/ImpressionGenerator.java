@@ -37,8 +37,9 @@ import java.util.UUID;
  * the original timestamp (a retried flush). The longest delay stays {@link
  * GeneratorSettings#DELAY_MARGIN} inside the allowed lateness, so all of them are in time.
  *
- * <p><b>Dead letters.</b> Late records are stamped {@code max(retention + 2 buckets, allowed
- * lateness + 1 bucket + 6 h)} to one bucket more behind the clock, with a request id of
+ * <p><b>Dead letters.</b> Late records are stamped {@code 2 x retention + allowed lateness + 1
+ * bucket + 6 h} to one bucket more behind the clock (so every bucket the job checks them against has
+ * expired and no false positive can drop one as a late duplicate), with a request id of
  * their own (no live impression shares their identity), and only appear in the second half of the
  * stream. The job judges lateness by its watermark, which
  * only exists once every source reader has emitted one: in a replay at full speed the first seconds

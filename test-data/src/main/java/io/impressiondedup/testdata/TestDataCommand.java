@@ -1,134 +1,54 @@
 package io.impressiondedup.testdata;
 
-import io.impressiondedup.state.cli.CommandLine;
-import io.impressiondedup.state.cli.CommandLineOptions;
-import io.impressiondedup.state.cli.InvalidCommandLineException;
-import io.impressiondedup.state.plan.PlanCommand;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
+import java.util.concurrent.Callable;
+import org.apache.flink.util.TimeUtils;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * {@code test-data generate ...} and {@code test-data verify ...}: the generator and the
- * ground-truth verifier on the command line. {@code --help} after a command lists its options.
+ * ground-truth verifier on the command line (picocli). {@code --help} after a command lists its
+ * options with their defaults. Durations are given like {@code 4d}, {@code 20h}, {@code 30s}
+ * (Flink's {@link TimeUtils#parseDuration}), instants in ISO-8601.
  */
+@Command(name = "test-data", scope = ScopeType.INHERIT, sortOptions = false, showDefaultValues = true, abbreviateSynopsis = true,
+        usageHelpWidth = 100,
+        subcommands = {TestDataCommand.Generate.class, TestDataCommand.Verify.class},
+        description = "Deterministic impression generator and ground-truth verifier.")
 public final class TestDataCommand {
 
-    // ---- generate ----
-    static final ConfigOption<Long> COUNT = ConfigOptions.key("count").longType().defaultValue(1_000_000L)
-            .withDescription("Records to generate.");
-    static final ConfigOption<Long> SEED = ConfigOptions.key("seed").longType().defaultValue(1L)
-            .withDescription("Random seed: the same seed and options give the same records, byte for byte.");
-    static final ConfigOption<Double> DUPLICATE_SHARE = ConfigOptions.key("duplicate-share").doubleType().defaultValue(0.20)
-            .withDescription("Share of records that are copies of an earlier impression.");
-    static final ConfigOption<Double> BEYOND_RETENTION_SHARE = ConfigOptions.key("beyond-retention-share").doubleType()
-            .defaultValue(0.02).withDescription("Share of copies stamped beyond retention + one bucket (to pass as new).");
-    static final ConfigOption<Double> LATE_SHARE = ConfigOptions.key("late-share").doubleType().defaultValue(0.002)
-            .withDescription("Share of late records (stamped max(retention + 2 buckets, allowed lateness + 1 bucket + 6h) behind the"
-                    + " stream, or more).");
-    static final ConfigOption<Double> MALFORMED_SHARE = ConfigOptions.key("malformed-share").doubleType().defaultValue(0.003)
-            .withDescription("Share of malformed records (invalid JSON, missing fields, garbage, oversized, ...).");
-    static final ConfigOption<Double> FUTURE_SHARE = ConfigOptions.key("future-share").doubleType().defaultValue(0.001)
-            .withDescription("Share of records dated in the far future.");
-    static final ConfigOption<Integer> MAX_ADS = ConfigOptions.key("max-ads-per-request").intType().defaultValue(3)
-            .withDescription("Most ads one request shows (each a separate impression).");
-    static final ConfigOption<Duration> SPAN = ConfigOptions.key("span").durationType().defaultValue(Duration.ofDays(4))
-            .withDescription("Event time the stream covers.");
-    static final ConfigOption<String> START = ConfigOptions.key("start").stringType().noDefaultValue()
-            .withDescription("Event time of the first record, ISO-8601 (default: now minus the span, so the stream ends now).");
-    static final ConfigOption<Duration> MAX_JITTER = ConfigOptions.key("max-jitter").durationType().defaultValue(Duration.ofSeconds(30))
-            .withDescription("Out-of-order jitter: records are stamped up to this far behind the stream clock.");
-    static final ConfigOption<Duration> RETENTION = ConfigOptions.key("retention").durationType().defaultValue(Duration.ofDays(2))
-            .withDescription("The job's retention (classes late and beyond-retention copies accordingly).");
-    static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size").durationType().defaultValue(Duration.ofDays(1))
-            .withDescription("The job's bucket size.");
-    static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
-            .defaultValue(Duration.ofDays(1))
-            .withDescription("The job's allowed lateness (late records are stamped beyond it; delays stay inside it).");
-    static final ConfigOption<Double> DELAYED_SHARE = ConfigOptions.key("delayed-share").doubleType().defaultValue(0.0)
-            .withDescription("Share of requests from delayed clients (mobile, offline): their impressions keep their event time"
-                    + " but are written --delay-min to --delay-max later into the stream; some copies are re-sent with the"
-                    + " original timestamp.");
-    static final ConfigOption<Duration> DELAY_MIN = ConfigOptions.key("delay-min").durationType().defaultValue(Duration.ofHours(1))
-            .withDescription("Shortest delay of a delayed client's impressions (uniform up to --delay-max).");
-    static final ConfigOption<Duration> DELAY_MAX = ConfigOptions.key("delay-max").durationType().defaultValue(Duration.ofHours(20))
-            .withDescription("Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.");
-    static final ConfigOption<String> OUTPUT = ConfigOptions.key("output").stringType().noDefaultValue()
-            .withDescription("JSONL file to write records to (one envelope per line); or give --topic.");
-    static final ConfigOption<String> TOPIC = ConfigOptions.key("topic").stringType().noDefaultValue()
-            .withDescription("Kafka topic to produce records to (key = request id, header testdata.seq).");
-    static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
-            .withDescription("Kafka bootstrap servers.");
-    static final ConfigOption<String> TRUTH = ConfigOptions.key("truth").stringType().noDefaultValue()
-            .withDescription("Ground-truth CSV: written by generate, read by verify.");
-    static final ConfigOption<Double> RATE = ConfigOptions.key("rate").doubleType().defaultValue(0.0)
-            .withDescription("Records per second to produce at; 0 for as fast as possible.");
+    private static final String KAFKA_PREFIX = "--kafka.";
 
-    // ---- verify ----
-    static final ConfigOption<String> OUTPUT_TOPIC = ConfigOptions.key("output-topic").stringType().noDefaultValue()
-            .withDescription("The job's output topic (read with isolation.level=read_committed).");
-    static final ConfigOption<String> DLQ_TOPIC = ConfigOptions.key("dlq-topic").stringType().noDefaultValue()
-            .withDescription("The job's dead-letter topic.");
-    static final ConfigOption<String> OUTPUT_FILE = ConfigOptions.key("output-file").stringType().noDefaultValue()
-            .withDescription("Instead of topics: the output as a JSONL envelope file.");
-    static final ConfigOption<String> DLQ_FILE = ConfigOptions.key("dlq-file").stringType().noDefaultValue()
-            .withDescription("Instead of topics: the dead letters as a JSONL envelope file (headers with dedup.reason).");
-    static final ConfigOption<Double> CONFIGURED_FPP = ConfigOptions.key("configured-fpp").doubleType().noDefaultValue()
-            .withDescription("The FPP the job ran with, shown next to the measured rate.");
-    static final ConfigOption<Double> MAX_FP_RATE = ConfigOptions.key("max-fp-rate").doubleType().noDefaultValue()
-            .withDescription("Fail (exit 1) if the false-positive rate exceeds this.");
-    static final ConfigOption<Long> MAX_FALSE_NEGATIVES = ConfigOptions.key("max-false-negatives").longType().defaultValue(0L)
-            .withDescription("Fail if more duplicates than this reached the output.");
-    static final ConfigOption<Long> MAX_LOST = ConfigOptions.key("max-lost").longType().defaultValue(0L)
-            .withDescription("Fail if more records than this are in no topic though they had to be dead-lettered.");
-    static final ConfigOption<Long> MAX_WRITTEN_TWICE = ConfigOptions.key("max-written-twice").longType().defaultValue(0L)
-            .withDescription("Fail if more records than this appear twice.");
-    static final ConfigOption<Long> MAX_MISCLASSIFIED = ConfigOptions.key("max-misclassified").longType().defaultValue(0L)
-            .withDescription("Fail if more dead letters than this carry the wrong reason, or more dead-letter records than this reached the output.");
-    static final ConfigOption<Long> MAX_GENUINE_DEAD_LETTERED = ConfigOptions.key("max-genuine-dead-lettered").longType()
-            .defaultValue(0L)
-            .withDescription("Fail if more genuine impressions than this (identity groups with no record in the output) reached"
-                    + " only the dead-letter topic, e.g. an in-time impression dead-lettered as late.");
-    static final ConfigOption<String> REPORT = ConfigOptions.key("report").stringType().noDefaultValue()
-            .withDescription("Also write the report as JSON to this file.");
-    static final ConfigOption<String> AWAIT_GROUP = ConfigOptions.key("await-group").stringType().noDefaultValue()
-            .withDescription("Before verifying a running job, wait until this consumer group (the job's --group-id) has"
-                    + " committed the whole --input-topic and no transaction is open on the output and dead-letter topics.");
-    static final ConfigOption<String> INPUT_TOPIC = ConfigOptions.key("input-topic").stringType().noDefaultValue()
-            .withDescription("The job's input topic, for --await-group.");
-    static final ConfigOption<Duration> AWAIT_TIMEOUT = ConfigOptions.key("await-timeout").durationType()
-            .defaultValue(Duration.ofMinutes(5)).withDescription("How long --await-group waits before failing.");
+    @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, description = "Print this help.")
+    boolean help;
 
-    static final CommandLineOptions GENERATE = new CommandLineOptions("test-data generate",
-                    "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
-                            + " Kafka topic, and their ground truth.")
-            .add(COUNT, SEED, DUPLICATE_SHARE, BEYOND_RETENTION_SHARE, LATE_SHARE, MALFORMED_SHARE, FUTURE_SHARE, MAX_ADS, SPAN, START,
-                    MAX_JITTER, RETENTION, BUCKET_SIZE, ALLOWED_LATENESS, DELAYED_SHARE, DELAY_MIN, DELAY_MAX, OUTPUT, TOPIC,
-                    BOOTSTRAP_SERVERS, TRUTH, RATE)
-            .require(COUNT, c -> c > 0, "a positive number of records")
-            .require(RATE, r -> r >= 0, "a non-negative rate")
-            .require(BUCKET_SIZE, PlanCommand::isBucketSize, "a duration of at least 1min that divides a day or is whole days")
-            .require(START, s -> Instant.parse(s) != null, "an ISO-8601 instant such as 2026-11-20T00:00:00Z")
-            .addPassThrough("kafka.", "Passed to the Kafka producer (e.g. --kafka.security.protocol SASL_SSL).");
+    private final PrintStream out;
+    private final PrintStream err;
 
-    static final CommandLineOptions VERIFY = new CommandLineOptions("test-data verify",
-                    "Compares the job's output and dead-letter topics (or files) with the ground truth; exits 1 if a bound is"
-                            + " broken.")
-            .add(TRUTH, BOOTSTRAP_SERVERS, OUTPUT_TOPIC, DLQ_TOPIC, OUTPUT_FILE, DLQ_FILE, CONFIGURED_FPP, MAX_FP_RATE,
-                    MAX_FALSE_NEGATIVES, MAX_LOST, MAX_WRITTEN_TWICE, MAX_MISCLASSIFIED, MAX_GENUINE_DEAD_LETTERED, REPORT, AWAIT_GROUP, INPUT_TOPIC, AWAIT_TIMEOUT)
-            .addPassThrough("kafka.", "Passed to the Kafka consumer.");
-
-    private TestDataCommand() {}
+    private TestDataCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -136,141 +56,348 @@ public final class TestDataCommand {
 
     /** Runs a command; exit code 0 ok, 1 a verification bound broken, 2 a bad command line, 3 an I/O failure. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
-            out.println("Usage: test-data generate|verify [--name value ...]   (--help after a command lists its options)");
-            return args.length == 0 ? 2 : 0;
-        }
-        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        PrintWriter outWriter = new PrintWriter(out, true);
+        PrintWriter errWriter = new PrintWriter(err, true);
+        CommandLine commandLine = new CommandLine(new TestDataCommand(out, err))
+                .registerConverter(Duration.class, TimeUtils::parseDuration)
+                .registerConverter(Instant.class, Instant::parse)
+                .setOut(outWriter)
+                .setErr(errWriter)
+                .setParameterExceptionHandler((e, arguments) -> {
+                    CommandSpec spec = e.getCommandLine().getCommandSpec();
+                    errWriter.println(spec.qualifiedName() + ": " + e.getMessage());
+                    UnmatchedArgumentException.printSuggestions(e, errWriter);
+                    errWriter.println("Run '" + spec.qualifiedName() + " --help' for the options.");
+                    return spec.exitCodeOnInvalidInput();
+                })
+                .setExecutionExceptionHandler((e, command, parseResult) -> {
+                    errWriter.println(command.getCommandSpec().qualifiedName() + " failed: " + e);
+                    return 3;
+                });
         try {
-            switch (args[0]) {
-                case "generate":
-                    return generate(GENERATE.parse(rest), out, err);
-                case "verify":
-                    return verify(VERIFY.parse(rest), out, err);
-                default:
-                    throw new InvalidCommandLineException("Unknown command '" + args[0] + "': use generate or verify");
+            return commandLine.execute(args);
+        } finally {
+            outWriter.flush();
+            errWriter.flush();
+        }
+    }
+
+    /** {@code test-data generate}. */
+    @Command(name = "generate", footerHeading = "%nPassed through:%n",
+            description = "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
+                    + " Kafka topic, and their ground truth.",
+            footer = "  --kafka.<property> <value>   Passed to the Kafka producer, e.g. --kafka.security.protocol SASL_SSL")
+    static final class Generate implements Callable<Integer> {
+
+        @Option(names = "--count", defaultValue = "1000000", description = "Records to generate.")
+        long count;
+
+        @Option(names = "--seed", defaultValue = "1",
+                description = "Random seed: the same seed and options give the same records, byte for byte.")
+        long seed;
+
+        @Option(names = "--duplicate-share", defaultValue = "0.2",
+                description = "Share of records that are copies of an earlier impression.")
+        double duplicateShare;
+
+        @Option(names = "--beyond-retention-share", defaultValue = "0.02",
+                description = "Share of copies stamped beyond retention + one bucket (to pass as new).")
+        double beyondRetentionShare;
+
+        @Option(names = "--late-share", defaultValue = "0.002",
+                description = "Share of late records (stamped 2 x retention + allowed lateness + 1 bucket + 6h behind the"
+                        + " stream, or up to one bucket more).")
+        double lateShare;
+
+        @Option(names = "--malformed-share", defaultValue = "0.003",
+                description = "Share of malformed records (invalid JSON, missing fields, garbage, oversized, ...).")
+        double malformedShare;
+
+        @Option(names = "--future-share", defaultValue = "0.001", description = "Share of records dated in the far future.")
+        double futureShare;
+
+        @Option(names = "--max-ads-per-request", defaultValue = "3",
+                description = "Most ads one request shows (each a separate impression).")
+        int maxAdsPerRequest;
+
+        @Option(names = "--span", defaultValue = "4d", description = "Event time the stream covers.")
+        Duration span;
+
+        @Option(names = "--start",
+                description = "Event time of the first record, ISO-8601 such as 2026-11-18T00:00:00Z (default: now minus the"
+                        + " span, so the stream ends now).")
+        Instant start;
+
+        @Option(names = "--max-jitter", defaultValue = "30s",
+                description = "Out-of-order jitter: records are stamped up to this far behind the stream clock.")
+        Duration maxJitter;
+
+        @Option(names = "--retention", defaultValue = "2d",
+                description = "The job's retention (classes late and beyond-retention copies accordingly).")
+        Duration retention;
+
+        @Option(names = "--bucket-size", defaultValue = "1d",
+                description = "The job's bucket size: at least 1min, dividing a day or whole days.")
+        Duration bucketSize;
+
+        @Option(names = "--allowed-lateness", defaultValue = "1d",
+                description = "The job's allowed lateness (late records are stamped beyond it; delays stay inside it).")
+        Duration allowedLateness;
+
+        @Option(names = "--delayed-share", defaultValue = "0",
+                description = "Share of requests from delayed clients (mobile, offline): their impressions keep their event time"
+                        + " but are written --delay-min to --delay-max later into the stream; some copies are re-sent with the"
+                        + " original timestamp.")
+        double delayedShare;
+
+        @Option(names = "--delay-min", defaultValue = "1h",
+                description = "Shortest delay of a delayed client's impressions (uniform up to --delay-max).")
+        Duration delayMin;
+
+        @Option(names = "--delay-max", defaultValue = "20h",
+                description = "Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.")
+        Duration delayMax;
+
+        @Option(names = "--output", description = "JSONL file to write records to (one envelope per line); or give --topic.")
+        Path output;
+
+        @Option(names = "--topic", description = "Kafka topic to produce records to (key = request id, header testdata.seq).")
+        String topic;
+
+        @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers (with --topic).")
+        String bootstrapServers;
+
+        @Option(names = "--truth", required = true, description = "Ground-truth CSV to write (required).")
+        Path truth;
+
+        @Option(names = "--rate", defaultValue = "0", description = "Records per second to produce at; 0 for as fast as possible.")
+        double rate;
+
+        @Unmatched
+        List<String> unmatched = new ArrayList<>();
+
+        @Spec
+        CommandSpec spec;
+
+        @ParentCommand
+        TestDataCommand parent;
+
+        @Override
+        public Integer call() throws IOException {
+            Map<String, String> kafkaProperties = kafkaProperties(spec, unmatched);
+            GeneratorSettings settings = settings();
+            if (rate < 0) {
+                throw new ParameterException(spec.commandLine(), "--rate must not be negative, but was " + rate);
             }
-        } catch (InvalidCommandLineException e) {
-            err.println("test-data: " + e.getMessage());
-            return 2;
-        } catch (IOException | RuntimeException e) {
-            err.println("test-data " + args[0] + " failed: " + e);
-            return 3;
-        }
-    }
-
-    static GeneratorSettings generatorSettings(CommandLine cl) {
-        GeneratorSettings.Builder builder = GeneratorSettings.builder()
-                .count(cl.get(COUNT))
-                .seed(cl.get(SEED))
-                .duplicateShare(cl.get(DUPLICATE_SHARE))
-                .beyondRetentionShare(cl.get(BEYOND_RETENTION_SHARE))
-                .lateShare(cl.get(LATE_SHARE))
-                .malformedShare(cl.get(MALFORMED_SHARE))
-                .futureShare(cl.get(FUTURE_SHARE))
-                .maxAdsPerRequest(cl.get(MAX_ADS))
-                .span(cl.get(SPAN))
-                .maxJitter(cl.get(MAX_JITTER))
-                .retention(cl.get(RETENTION))
-                .bucketSize(cl.get(BUCKET_SIZE))
-                .allowedLateness(cl.get(ALLOWED_LATENESS))
-                .delayedShare(cl.get(DELAYED_SHARE))
-                .delayMin(cl.get(DELAY_MIN))
-                .delayMax(cl.get(DELAY_MAX));
-        cl.getOptional(START).ifPresent(s -> builder.start(Instant.parse(s)));
-        try {
-            return builder.build();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidCommandLineException(e.getMessage(), e);
-        }
-    }
-
-    private static int generate(CommandLine cl, PrintStream out, PrintStream err) throws IOException {
-        if (cl.helpRequested()) {
-            out.print(GENERATE.help());
+            if ((output == null) == (topic == null)) {
+                throw new ParameterException(spec.commandLine(),
+                        "Give exactly one of --output (a JSONL file) and --topic (with --bootstrap-servers)");
+            }
+            try (RecordDestination destination = output != null
+                            ? new JsonlFileDestination(output)
+                            : new KafkaTopicDestination(required(spec, bootstrapServers, "--bootstrap-servers"), topic, kafkaProperties);
+                    GroundTruthWriter truthWriter = new GroundTruthWriter(truth)) {
+                Map<RecordClass, Long> counts =
+                        Generation.run(new ImpressionGenerator(settings), settings.count(), destination, truthWriter, rate, parent.err);
+                parent.out.println("records by class: " + counts);
+                parent.out.println("ground truth: " + truth);
+            }
             return 0;
         }
-        GeneratorSettings settings = generatorSettings(cl);
-        Path truthFile = Path.of(cl.getRequired(TRUTH));
-        try (RecordDestination destination = destination(cl); GroundTruthWriter truth = new GroundTruthWriter(truthFile)) {
-            Map<RecordClass, Long> counts = Generation.run(new ImpressionGenerator(settings), settings.count(), destination, truth,
-                    cl.get(RATE), err);
-            out.println("records by class: " + counts);
-            out.println("ground truth: " + truthFile);
+
+        /** The options as generator settings; {@link GeneratorSettings.Builder#build()} validates them, naming the option. */
+        GeneratorSettings settings() {
+            GeneratorSettings.Builder builder = GeneratorSettings.builder()
+                    .count(count)
+                    .seed(seed)
+                    .duplicateShare(duplicateShare)
+                    .beyondRetentionShare(beyondRetentionShare)
+                    .lateShare(lateShare)
+                    .malformedShare(malformedShare)
+                    .futureShare(futureShare)
+                    .maxAdsPerRequest(maxAdsPerRequest)
+                    .span(span)
+                    .start(start)
+                    .maxJitter(maxJitter)
+                    .retention(retention)
+                    .bucketSize(bucketSize)
+                    .allowedLateness(allowedLateness)
+                    .delayedShare(delayedShare)
+                    .delayMin(delayMin)
+                    .delayMax(delayMax);
+            try {
+                return builder.build();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+            }
         }
-        return 0;
     }
 
-    private static RecordDestination destination(CommandLine cl) throws IOException {
-        boolean toFile = cl.getOptional(OUTPUT).isPresent();
-        boolean toTopic = cl.getOptional(TOPIC).isPresent();
-        if (toFile == toTopic) {
-            throw new InvalidCommandLineException("Give exactly one of --output (a JSONL file) and --topic (with --bootstrap-servers)");
-        }
-        if (toFile) {
-            return new JsonlFileDestination(Path.of(cl.get(OUTPUT)));
-        }
-        return new KafkaTopicDestination(cl.getRequired(BOOTSTRAP_SERVERS), cl.get(TOPIC), cl.passThrough("kafka."));
-    }
+    /** {@code test-data verify}. */
+    @Command(name = "verify", footerHeading = "%nPassed through:%n",
+            description = "Compares the job's output and dead-letter topics (or files) with the ground truth; exits 1 if a bound is"
+                    + " broken.",
+            footer = "  --kafka.<property> <value>   Passed to the Kafka consumer, e.g. --kafka.security.protocol SASL_SSL")
+    static final class Verify implements Callable<Integer> {
 
-    private static int verify(CommandLine cl, PrintStream out, PrintStream err) throws IOException {
-        if (cl.helpRequested()) {
-            out.print(VERIFY.help());
-            return 0;
-        }
-        GroundTruth truth = GroundTruth.read(Path.of(cl.getRequired(TRUTH)));
-        ObservedRecords observed = new ObservedRecords(truth.size());
-        boolean fromFiles = cl.getOptional(OUTPUT_FILE).isPresent() || cl.getOptional(DLQ_FILE).isPresent();
-        if (fromFiles) {
-            readEnvelopes(Path.of(cl.getRequired(OUTPUT_FILE)), e -> observed.output(seqBytes(e)));
-            readEnvelopes(Path.of(cl.getRequired(DLQ_FILE)), e -> observed.deadLetter(seqBytes(e), headerBytes(e, TestDataHeaders.DEAD_LETTER_REASON)));
-        } else {
-            String servers = cl.getRequired(BOOTSTRAP_SERVERS);
-            Map<String, String> props = cl.passThrough("kafka.");
-            if (cl.getOptional(AWAIT_GROUP).isPresent()) {
-                try (KafkaCatchUp catchUp = new KafkaCatchUp(servers, props)) {
-                    catchUp.await(cl.get(AWAIT_GROUP), cl.getRequired(INPUT_TOPIC), List.of(cl.getRequired(OUTPUT_TOPIC), cl.getRequired(DLQ_TOPIC)),
-                            cl.get(AWAIT_TIMEOUT));
-                } catch (IOException | RuntimeException e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw new IOException("Waiting for group " + cl.get(AWAIT_GROUP) + " to catch up failed: " + e.getMessage(), e);
+        @Option(names = "--truth", required = true, description = "Ground-truth CSV written by generate (required).")
+        Path truth;
+
+        @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers.")
+        String bootstrapServers;
+
+        @Option(names = "--output-topic", description = "The job's output topic (read with isolation.level=read_committed).")
+        String outputTopic;
+
+        @Option(names = "--dlq-topic", description = "The job's dead-letter topic.")
+        String dlqTopic;
+
+        @Option(names = "--output-file", description = "Instead of topics: the output as a JSONL envelope file.")
+        Path outputFile;
+
+        @Option(names = "--dlq-file",
+                description = "Instead of topics: the dead letters as a JSONL envelope file (headers with dedup.reason).")
+        Path dlqFile;
+
+        @Option(names = "--configured-fpp", description = "The FPP the job ran with, shown next to the measured rate.")
+        Double configuredFpp;
+
+        @Option(names = "--max-fp-rate", description = "Fail (exit 1) if the false-positive rate exceeds this.")
+        Double maxFpRate;
+
+        @Option(names = "--max-false-negatives", defaultValue = "0",
+                description = "Fail if more duplicates than this reached the output.")
+        long maxFalseNegatives;
+
+        @Option(names = "--max-lost", defaultValue = "0",
+                description = "Fail if more records than this are in no topic though they had to be dead-lettered.")
+        long maxLost;
+
+        @Option(names = "--max-written-twice", defaultValue = "0", description = "Fail if more records than this appear twice.")
+        long maxWrittenTwice;
+
+        @Option(names = "--max-misclassified", defaultValue = "0",
+                description = "Fail if more dead letters than this carry the wrong reason, or more dead-letter records than this"
+                        + " reached the output.")
+        long maxMisclassified;
+
+        @Option(names = "--max-genuine-dead-lettered", defaultValue = "0",
+                description = "Fail if more genuine impressions than this (identity groups with no record in the output) reached"
+                        + " only the dead-letter topic, e.g. an in-time impression dead-lettered as late.")
+        long maxGenuineDeadLettered;
+
+        @Option(names = "--report", description = "Also write the report as JSON to this file.")
+        Path report;
+
+        @Option(names = "--await-group",
+                description = "Before verifying a running job, wait until this consumer group (the job's --group-id) has"
+                        + " committed the whole --input-topic and no transaction is open on the output and dead-letter topics.")
+        String awaitGroup;
+
+        @Option(names = "--input-topic", description = "The job's input topic, for --await-group.")
+        String inputTopic;
+
+        @Option(names = "--await-timeout", defaultValue = "5min", description = "How long --await-group waits before failing.")
+        Duration awaitTimeout;
+
+        @Unmatched
+        List<String> unmatched = new ArrayList<>();
+
+        @Spec
+        CommandSpec spec;
+
+        @ParentCommand
+        TestDataCommand parent;
+
+        @Override
+        public Integer call() throws IOException {
+            Map<String, String> kafkaProperties = kafkaProperties(spec, unmatched);
+            GroundTruth groundTruth = GroundTruth.read(truth);
+            ObservedRecords observed = new ObservedRecords(groundTruth.size());
+            if (outputFile != null || dlqFile != null) {
+                readEnvelopes(required(spec, outputFile, "--output-file"), e -> observed.output(seqBytes(e)));
+                readEnvelopes(required(spec, dlqFile, "--dlq-file"),
+                        e -> observed.deadLetter(seqBytes(e), headerBytes(e, TestDataHeaders.DEAD_LETTER_REASON)));
+            } else {
+                String servers = required(spec, bootstrapServers, "--bootstrap-servers");
+                String output = required(spec, outputTopic, "--output-topic");
+                String dlq = required(spec, dlqTopic, "--dlq-topic");
+                if (awaitGroup != null) {
+                    String input = required(spec, inputTopic, "--input-topic");
+                    try (KafkaCatchUp catchUp = new KafkaCatchUp(servers, kafkaProperties)) {
+                        catchUp.await(awaitGroup, input, List.of(output, dlq), awaitTimeout);
+                    } catch (IOException | RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new IOException("Waiting for group " + awaitGroup + " to catch up failed: " + e.getMessage(), e);
+                    }
                 }
+                TopicReader.readAll(servers, output, kafkaProperties, r -> observed.output(header(r, TestDataHeaders.SEQ)));
+                TopicReader.readAll(servers, dlq, kafkaProperties,
+                        r -> observed.deadLetter(header(r, TestDataHeaders.SEQ), header(r, TestDataHeaders.DEAD_LETTER_REASON)));
             }
-            TopicReader.readAll(servers, cl.getRequired(OUTPUT_TOPIC), props, r -> observed.output(header(r, TestDataHeaders.SEQ)));
-            TopicReader.readAll(servers, cl.getRequired(DLQ_TOPIC), props,
-                    r -> observed.deadLetter(header(r, TestDataHeaders.SEQ), header(r, TestDataHeaders.DEAD_LETTER_REASON)));
+            VerificationReport verification = Verifier.verify(groundTruth, observed);
+            double fpp = configuredFpp == null ? Double.NaN : configuredFpp;
+            parent.out.print(verification.toText(fpp));
+            if (report != null) {
+                Files.writeString(report, verification.toJson(fpp), StandardCharsets.UTF_8);
+            }
+            List<String> broken = brokenBounds(verification);
+            if (broken.isEmpty()) {
+                parent.out.println("verdict: all bounds hold");
+                return 0;
+            }
+            parent.out.println("verdict: FAILED: " + String.join("; ", broken));
+            return 1;
         }
-        VerificationReport report = Verifier.verify(truth, observed);
-        double configuredFpp = cl.getOptional(CONFIGURED_FPP).orElse(Double.NaN);
-        out.print(report.toText(configuredFpp));
-        if (cl.getOptional(REPORT).isPresent()) {
-            Files.writeString(Path.of(cl.get(REPORT)), report.toJson(configuredFpp), StandardCharsets.UTF_8);
+
+        List<String> brokenBounds(VerificationReport report) {
+            List<String> broken = new ArrayList<>();
+            if (maxFpRate != null && report.falsePositiveRate() > maxFpRate) {
+                broken.add("false-positive rate " + report.falsePositiveRate() + " > " + maxFpRate);
+            }
+            check(broken, "false negatives", report.falseNegatives(), maxFalseNegatives);
+            check(broken, "lost records", report.lost(), maxLost);
+            check(broken, "records written twice", report.writtenTwice(), maxWrittenTwice);
+            check(broken, "misclassified dead letters", report.misclassifiedDeadLetters(), maxMisclassified);
+            check(broken, "dead-letter records in the output", report.deadLettersInOutput(), maxMisclassified);
+            check(broken, "genuine impressions dead-lettered", report.genuineDeadLettered(), maxGenuineDeadLettered);
+            check(broken, "unidentified records", report.unidentified(), 0);
+            return broken;
         }
-        List<String> broken = brokenBounds(report, cl);
-        if (broken.isEmpty()) {
-            out.println("verdict: all bounds hold");
-            return 0;
-        }
-        out.println("verdict: FAILED: " + String.join("; ", broken));
-        return 1;
     }
 
-    static List<String> brokenBounds(VerificationReport report, CommandLine cl) {
-        List<String> broken = new ArrayList<>();
-        cl.getOptional(MAX_FP_RATE).ifPresent(max -> {
-            if (report.falsePositiveRate() > max) {
-                broken.add("false-positive rate " + report.falsePositiveRate() + " > " + max);
+    /**
+     * The {@code --kafka.<property> value} (or {@code --kafka.<property>=value}) pairs among the
+     * arguments picocli did not match, as client properties; any other unmatched argument is an unknown
+     * option.
+     */
+    static Map<String, String> kafkaProperties(CommandSpec spec, List<String> unmatched) {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (int i = 0; i < unmatched.size(); i++) {
+            String arg = unmatched.get(i);
+            if (!arg.startsWith(KAFKA_PREFIX) || arg.length() == KAFKA_PREFIX.length()) {
+                throw new UnmatchedArgumentException(spec.commandLine(),
+                        (arg.startsWith("-") ? "Unknown option: '" : "Unexpected argument: '") + arg + "'");
             }
-        });
-        check(broken, "false negatives", report.falseNegatives(), cl.get(MAX_FALSE_NEGATIVES));
-        check(broken, "lost records", report.lost(), cl.get(MAX_LOST));
-        check(broken, "records written twice", report.writtenTwice(), cl.get(MAX_WRITTEN_TWICE));
-        check(broken, "misclassified dead letters", report.misclassifiedDeadLetters(), cl.get(MAX_MISCLASSIFIED));
-        check(broken, "dead-letter records in the output", report.deadLettersInOutput(), cl.get(MAX_MISCLASSIFIED));
-        check(broken, "genuine impressions dead-lettered", report.genuineDeadLettered(), cl.get(MAX_GENUINE_DEAD_LETTERED));
-        check(broken, "unidentified records", report.unidentified(), 0);
-        return broken;
+            int eq = arg.indexOf('=');
+            if (eq >= 0) {
+                properties.put(arg.substring(KAFKA_PREFIX.length(), eq), arg.substring(eq + 1));
+            } else if (i + 1 < unmatched.size()) {
+                properties.put(arg.substring(KAFKA_PREFIX.length()), unmatched.get(++i));
+            } else {
+                throw new ParameterException(spec.commandLine(), "Missing value for option '" + arg + "'");
+            }
+        }
+        return properties;
+    }
+
+    /** {@code value}, or a bad command line naming the option that this use of the command requires. */
+    private static <T> T required(CommandSpec spec, T value, String option) {
+        if (value == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '" + option + "'");
+        }
+        return value;
     }
 
     private static void check(List<String> broken, String what, long value, long max) {
