@@ -6,10 +6,10 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import java.util.EnumMap;
 import java.util.Map;
-import org.apache.flink.api.common.accumulators.LongCounter;
+import io.impressiondedup.operators.dedup.Tally;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
-import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Splits what the source parsed: impressions go on to dedup, dead letters to {@link #DEAD_LETTERS}.
- * Counts both, as metrics ({@code input}, {@code dead-lettered}) and as accumulators for the job's
- * accounting, and logs its share of the account at every completed checkpoint.
+ * Counts both ({@link Tally}: a metric and an accumulator of the same name each: {@code input},
+ * {@code dead-lettered}, and {@code dead-lettered.<reason>} per reason), and logs its share of the
+ * account at every completed checkpoint and at close.
  */
 public final class RouteParsedRecords extends ProcessFunction<ParsedRecord, Impression> implements CheckpointListener {
 
@@ -30,49 +31,54 @@ public final class RouteParsedRecords extends ProcessFunction<ParsedRecord, Impr
     public static final String NAME = "Route parsed records";
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters", DeadLetter.TYPE_INFO);
 
-    private transient LongCounter input;
-    private transient LongCounter deadLettered;
-    private transient Map<DeadLetterReason, LongCounter> byReason;
-    private transient Counter inputMetric;
-    private transient Counter deadLetteredMetric;
+    private transient Tally input;
+    private transient Tally deadLettered;
+    private transient Map<DeadLetterReason, Tally> byReason;
 
     @Override
     public void open(OpenContext context) {
-        input = new LongCounter();
-        deadLettered = new LongCounter();
+        MetricGroup metrics = getRuntimeContext().getMetricGroup();
+        input = Tally.register(Accounting.INPUT, metrics, getRuntimeContext());
+        deadLettered = Tally.register(Accounting.DEAD_LETTERED, metrics, getRuntimeContext());
         byReason = new EnumMap<>(DeadLetterReason.class);
-        getRuntimeContext().addAccumulator(Accounting.INPUT, input);
-        getRuntimeContext().addAccumulator(Accounting.DEAD_LETTERED, deadLettered);
         for (DeadLetterReason reason : DeadLetterReason.values()) {
-            if (reason != DeadLetterReason.LATE) {
-                LongCounter counter = new LongCounter();
-                byReason.put(reason, counter);
-                getRuntimeContext().addAccumulator(Accounting.deadLetteredAccumulator(reason), counter);
+            if (reason != DeadLetterReason.LATE) { // late records are counted by the dedup operator
+                byReason.put(reason, Tally.register(Accounting.deadLetteredAccumulator(reason), metrics, getRuntimeContext()));
             }
         }
-        inputMetric = getRuntimeContext().getMetricGroup().counter("input");
-        deadLetteredMetric = getRuntimeContext().getMetricGroup().counter("dead-lettered");
     }
 
     @Override
     public void processElement(ParsedRecord record, Context context, Collector<Impression> out) {
-        input.add(1);
-        inputMetric.inc();
+        input.inc();
         if (record.isImpression()) {
             out.collect(record.impression());
         } else {
             DeadLetter deadLetter = record.deadLetter();
-            deadLettered.add(1);
-            deadLetteredMetric.inc();
-            byReason.get(deadLetter.reason()).add(1);
+            deadLettered.inc();
+            byReason.get(deadLetter.reason()).inc();
             context.output(DEAD_LETTERS, deadLetter);
         }
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        LOG.info("Checkpoint {}, parse subtask {}: input {} = impressions {} + dead-lettered {} {}", checkpointId,
-                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), input.getLocalValue(),
-                input.getLocalValue() - deadLettered.getLocalValue(), deadLettered.getLocalValue(), byReason);
+        LOG.info("Checkpoint {}, parse subtask {}: {}", checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
+    }
+
+    /** The subtask's final share of the account, for runs whose caller does not wait for the result (detached). */
+    @Override
+    public void close() throws Exception {
+        if (input != null) {
+            LOG.info("Final share, parse subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
+        }
+        super.close();
+    }
+
+    private String share() {
+        Map<DeadLetterReason, Long> reasons = new EnumMap<>(DeadLetterReason.class);
+        byReason.forEach((reason, tally) -> reasons.put(reason, tally.count()));
+        return String.format("input %d = impressions %d + dead-lettered %d %s", input.count(), input.count() - deadLettered.count(),
+                deadLettered.count(), reasons);
     }
 }

@@ -417,16 +417,21 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        LOG.info("Checkpoint {}, dedup subtask {}: records-in {} = unique {} + duplicates {} + late {}; {} live shard-buckets,"
-                        + " {} filter expansions",
-                checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.recordsIn.getCount(),
-                metrics.unique.count(), metrics.duplicates.count(), metrics.late.count(),
-                metrics.liveBuckets(), metrics.filterExpansions.getCount());
+        LOG.info("Checkpoint {}, dedup subtask {}: {}", checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
+    }
+
+    /** The subtask's share of the account, as logged at every checkpoint and at the end of input. */
+    private String share() {
+        return String.format(java.util.Locale.ROOT,
+                "records-in %d = unique %d + duplicates %d + late %d (late duplicates %d); %d live shard-buckets, %d filter expansions",
+                metrics.recordsIn.getCount(), metrics.unique.count(), metrics.duplicates.count(), metrics.late.count(),
+                metrics.lateDuplicates.count(), metrics.liveBuckets(), metrics.filterExpansions.getCount());
     }
 
     @Override
     public void finish() throws Exception {
         directories.flush();
+        LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
         super.finish();
     }
 }
