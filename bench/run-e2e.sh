@@ -23,7 +23,7 @@ mvn -B -q -DskipTests -pl bench -am package dependency:build-classpath \
 run() {
   # Java 17 needs the opens Flink's own scripts pass (.mvn/jvm.config holds them for Maven's JVM).
   # shellcheck disable=SC2046
-  java -Xmx6g $(cat .mvn/jvm.config) -Dlog4j.configurationFile="$REPO/job/src/main/resources/local-run-log4j2.properties" \
+  java -Xmx6g $(cat .mvn/jvm.config) -Dlog4j.configurationFile="$REPO/local/src/main/resources/local-run-log4j2.properties" \
     -cp "$REPO/bench/target/classes:$(cat "$WORK/classpath.txt")" "$MAIN" "$@"
 }
 for arg in "$@"; do

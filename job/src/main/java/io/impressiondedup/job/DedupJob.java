@@ -1,5 +1,10 @@
 package io.impressiondedup.job;
 
+import io.impressiondedup.job.config.DedupJobOptions;
+
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.StateBackendType;
+
 import io.impressiondedup.job.io.ImpressionWatermarks;
 import io.impressiondedup.job.io.KafkaChecks;
 import io.impressiondedup.job.io.KafkaConnectors;
@@ -8,7 +13,8 @@ import io.impressiondedup.operators.dedup.ShardKeySelector;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
-import io.impressiondedup.state.cli.CommandLine;
+import io.impressiondedup.job.config.OptionSources;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -43,13 +49,15 @@ public final class DedupJob {
     private DedupJob() {}
 
     public static void main(String[] args) throws Exception {
-        CommandLine commandLine = DedupJobOptions.OPTIONS.parse(args);
-        if (commandLine.helpRequested()) {
-            System.out.print(DedupJobOptions.OPTIONS.help());
+        if (OptionSources.helpRequested(args)) {
+            System.out.print(help());
             return;
         }
-        DedupJobConfig config = DedupJobConfig.from(commandLine);
-        LOG.info("Impression dedup starting with\n{}", DedupJobOptions.OPTIONS.describe(commandLine));
+        // Flink's configuration as the client or the JobManager running main() has it: config.yaml, -D,
+        // and the REST run request's flinkConfiguration. The job's options may be set there as dedup.<name>.
+        ReadableConfig flinkConfiguration = StreamExecutionEnvironment.getExecutionEnvironment().getConfiguration();
+        DedupJobConfig config = DedupJobConfig.fromSources(args, flinkConfiguration);
+        LOG.info("Impression dedup starting with\n{}", config.describe());
         JobExecutionResult result = runJob(config);
         if (!result.isJobExecutionResult()) {
             // Detached (flink run --detached, REST POST /jars/:id/run): the job is submitted and runs on
@@ -65,6 +73,14 @@ public final class DedupJob {
             LOG.info("Finished: {}", summary);
             System.out.println("Finished: " + summary);
         }
+    }
+
+    /** The job's {@code --help}: every option with its default and description. */
+    static String help() {
+        return OptionSources.help("flink run dedup-job.jar [--name value ...]", "Deduplicates JSON ad impressions from a Kafka topic into"
+                + " another, exactly once, with time-bucketed Bloom filters in Flink keyed state. Every option can also be set in"
+                + " Flink's configuration (config.yaml, -D, a FlinkDeployment's flinkConfiguration) as "
+                + DedupJobOptions.FLINK_CONFIG_PREFIX + "<name>; program arguments win.", DedupJobOptions.ALL, true);
     }
 
     /** What a detached submission reports: the job id, and where its account will be. */
@@ -101,8 +117,8 @@ public final class DedupJob {
      */
     public static Configuration flinkConfiguration(DedupJobConfig config) {
         Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, config.stateBackend());
-        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.stateBackend().equals("rocksdb"));
+        conf.set(StateBackendOptions.STATE_BACKEND, config.stateBackend().toString());
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.stateBackend() == StateBackendType.ROCKSDB);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
         config.checkpointDir().ifPresent(dir -> conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir));
         conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);

@@ -1,5 +1,7 @@
 package io.impressiondedup.job;
 
+import io.impressiondedup.job.config.DedupJobConfig;
+
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import org.apache.flink.streaming.api.datastream.DataStream;

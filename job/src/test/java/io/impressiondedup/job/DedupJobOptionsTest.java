@@ -1,14 +1,25 @@
 package io.impressiondedup.job;
 
+import io.impressiondedup.job.config.DedupJobOptions;
+
+import io.impressiondedup.job.config.DedupJobConfig;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.impressiondedup.state.cli.InvalidCommandLineException;
+import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.config.StartingOffsets;
+import io.impressiondedup.job.config.StateBackendType;
+import io.impressiondedup.operators.dedup.LatePolicy;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class DedupJobOptionsTest {
 
@@ -31,7 +42,10 @@ class DedupJobOptionsTest {
         assertThat(config.dedupSettings().plan().fingerprintScheme().keyBits()).isEqualTo(64);
         assertThat(config.dedupSettings().plan().shards()).isEqualTo(128).isEqualTo(config.maxParallelism());
         assertThat(config.maxOutOfOrderness()).isEqualTo(Duration.ofMinutes(5));
-        assertThat(config.stateBackend()).isEqualTo("rocksdb");
+        assertThat(config.stateBackend()).isEqualTo(StateBackendType.ROCKSDB);
+        assertThat(config.dedupSettings().plan().timeBuckets().allowedLateness()).isEqualTo(Duration.ofDays(1));
+        assertThat(config.dedupSettings().latePolicy()).isEqualTo(LatePolicy.DEAD_LETTER);
+        assertThat(config.startingOffsets()).isEqualTo(StartingOffsets.COMMITTED);
         assertThat(config.checkpointInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.delivery()).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(config.bounded()).isFalse();
@@ -56,22 +70,24 @@ class DedupJobOptionsTest {
     @Test
     void aMissingRequiredOptionIsNamed() {
         assertThatThrownBy(() -> DedupJobConfig.parse("--bootstrap-servers", "x", "--input-topic", "in", "--output-topic", "o", "--dlq-topic", "d"))
-                .isInstanceOf(InvalidCommandLineException.class)
-                .hasMessageContaining("--capacity");
+                .isInstanceOf(InvalidOptionException.class)
+                .hasMessageContaining("--capacity").hasMessageContaining("dedup.capacity");
     }
 
     @Test
     void helpMarksOnlyTheTrulyRequiredOptions() {
-        String help = DedupJobOptions.OPTIONS.help();
+        String help = DedupJob.help();
         assertThat(help).contains("--capacity  (required)").contains("--bootstrap-servers  (required)");
         assertThat(help).contains("--duplicates-topic\n").contains("--parallelism\n").contains("--checkpoint-dir\n");
     }
 
     @Test
     void invalidValuesNameTheOptionAndTheAllowedValues() {
-        assertThatThrownBy(() -> parse("--fpp", "2")).hasMessage("Invalid value '2.0' for --fpp: expected a rate in (0, 0.5), e.g. 0.001");
+        assertThatThrownBy(() -> parse("--fpp", "2")).hasMessage("Invalid value '2' for --fpp: expected a rate in (0, 0.5), e.g. 0.001");
+        assertThatThrownBy(() -> parse("--late-policy", "keep")).hasMessageContaining("--late-policy").hasMessageContaining("[dead-letter, emit, drop]");
+        assertThatThrownBy(() -> parse("--min-event-time", "2000")).hasMessageContaining("--min-event-time");
         assertThatThrownBy(() -> parse("--state-backend", "memory")).hasMessageContaining("--state-backend").hasMessageContaining("[rocksdb, hashmap]");
-        assertThatThrownBy(() -> parse("--delivery", "exactly_once")).hasMessageContaining("--delivery").hasMessageContaining("[exactly-once, at-least-once]");
+        assertThatThrownBy(() -> parse("--delivery", "exactly_once")).hasMessageContaining("--delivery").hasMessageContaining("exactly-once or at-least-once");
         assertThatThrownBy(() -> parse("--key-bits", "16")).hasMessageContaining("--key-bits").hasMessageContaining("[32, 128]");
         assertThatThrownBy(() -> parse("--bucket-size", "7h")).hasMessageContaining("--bucket-size");
         assertThatThrownBy(() -> parse("--checkpoint-interval", "soon")).hasMessageContaining("--checkpoint-interval").hasMessageContaining("soon");
@@ -105,20 +121,97 @@ class DedupJobOptionsTest {
 
     @Test
     void helpListsTheOptionsByTheirExactNames() {
-        String help = DedupJobOptions.OPTIONS.help();
+        String help = DedupJob.help();
         for (String name : List.of("--bootstrap-servers", "--input-topic", "--output-topic", "--dlq-topic", "--group-id", "--fpp",
                 "--capacity", "--bucket-size", "--retention", "--key-bits", "--max-out-of-orderness", "--max-future-skew",
                 "--state-backend", "--checkpoint-interval", "--checkpoint-dir", "--delivery", "--transactional-id-prefix",
-                "--bounded", "--kafka.<property>")) {
+                "--bounded", "--allowed-lateness", "--late-policy", "--min-event-time", "--reset-lateness-watermark",
+                "--kafka.<property>", "--config")) {
             assertThat(help).contains(name);
         }
     }
 
     @Test
     void secretsAreNeverShownInTheStartupLog() {
+        String described = parse("--kafka.sasl.jaas.config", "PlainLoginModule required password=\"s3cret\";", "--kafka.ssl.key.password", "kp1",
+                "--kafka.ssl.keystore.key", "-----BEGIN PRIVATE KEY----- kp2", "--kafka.sasl.oauthbearer.assertion.private.key.passphrase", "kp3",
+                "--kafka.security.protocol", "SASL_SSL").describe();
+        assertThat(described).doesNotContain("s3cret").doesNotContain("kp1").doesNotContain("kp2").doesNotContain("kp3")
+                .contains("kafka.sasl.jaas.config = ******").contains("kafka.ssl.keystore.key = ******")
+                .contains("kafka.security.protocol = SASL_SSL").contains("input-topic = in").contains("allowed-lateness = 1 d (default)");
+    }
+
+    @Test
+    void anOptionSetOnlyInFlinksConfigurationTakesEffect() {
+        Configuration flink = new Configuration();
+        flink.setString("dedup.allowed-lateness", "6h");
+        flink.setString("dedup.kafka.security.protocol", "SSL");
+        DedupJobConfig config = DedupJobConfig.fromSources(REQUIRED, flink);
+        assertThat(config.dedupSettings().plan().timeBuckets().allowedLateness()).isEqualTo(Duration.ofHours(6));
+        assertThat(config.kafkaProperties()).containsEntry("security.protocol", "SSL");
+    }
+
+    @Test
+    void programArgumentsWinOverFlinksConfiguration() {
+        Configuration flink = new Configuration();
+        flink.setString("dedup.fpp", "0.01");
+        flink.setString("dedup.input-topic", "from-flink");
         List<String> args = new ArrayList<>(List.of(REQUIRED));
-        args.addAll(List.of("--kafka.sasl.jaas.config", "PlainLoginModule required password=\"s3cret\";", "--kafka.ssl.key.password", "kp"));
-        String described = DedupJobOptions.OPTIONS.describe(DedupJobOptions.OPTIONS.parse(args.toArray(new String[0])));
-        assertThat(described).doesNotContain("s3cret").doesNotContain("kp\n").contains("kafka.sasl.jaas.config = ******");
+        args.addAll(List.of("--fpp", "0.002"));
+        DedupJobConfig config = DedupJobConfig.fromSources(args.toArray(new String[0]), flink);
+        assertThat(config.dedupSettings().plan().fpp()).isEqualTo(0.002);
+        assertThat(config.inputTopic()).isEqualTo("in");
+    }
+
+    @Test
+    void flinksOwnKeysAreUsedWhereTheJobOptionIsNotGivenAndTheJobOptionWinsWhereItIs() {
+        Configuration flink = new Configuration();
+        flink.setString("state.backend.type", "hashmap");
+        flink.setString("execution.checkpointing.interval", "45s");
+        DedupJobConfig fromFlink = DedupJobConfig.fromSources(REQUIRED, flink);
+        assertThat(fromFlink.stateBackend()).isEqualTo(StateBackendType.HASHMAP);
+        assertThat(fromFlink.dedupSettings().plan().pageBytes()).isEqualTo(2048);
+        assertThat(fromFlink.checkpointInterval()).isEqualTo(Duration.ofSeconds(45));
+
+        List<String> args = new ArrayList<>(List.of(REQUIRED));
+        args.addAll(List.of("--state-backend", "rocksdb", "--checkpoint-interval", "20s"));
+        DedupJobConfig fromArgs = DedupJobConfig.fromSources(args.toArray(new String[0]), flink);
+        assertThat(fromArgs.stateBackend()).isEqualTo(StateBackendType.ROCKSDB);
+        assertThat(fromArgs.checkpointInterval()).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void anUnknownOptionInFlinksConfigurationIsNamedWithItsPrefix() {
+        Configuration flink = new Configuration();
+        flink.setString("dedup.retention-days", "2");
+        assertThatThrownBy(() -> DedupJobConfig.fromSources(REQUIRED, flink)).hasMessageContaining("Unknown option dedup.retention-days")
+                .hasMessageContaining("Flink's configuration");
+    }
+
+    @Test
+    void aPropertiesFileGivesOptionsThatTheArgumentsOverride(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("job.properties");
+        Files.writeString(file, "fpp=0.01\nkafka.security.protocol=SSL\nretention=3d\n");
+        DedupJobConfig config = parse("--config", file.toString(), "--fpp", "0.005");
+        assertThat(config.dedupSettings().plan().fpp()).isEqualTo(0.005);
+        assertThat(config.dedupSettings().plan().timeBuckets().retention()).isEqualTo(Duration.ofDays(3));
+        assertThat(config.kafkaProperties()).containsEntry("security.protocol", "SSL");
+    }
+
+    @Test
+    void theBuilderTakesTypedValuesAndValidatesInBuild() {
+        DedupJobConfig config = DedupJobConfig.builder()
+                .set(DedupJobOptions.BOOTSTRAP_SERVERS, "k:9092").set(DedupJobOptions.INPUT_TOPIC, "in")
+                .set(DedupJobOptions.OUTPUT_TOPIC, "out").set(DedupJobOptions.DLQ_TOPIC, "dlq").set(DedupJobOptions.CAPACITY, 1_000_000L)
+                .set(DedupJobOptions.LATE_POLICY, LatePolicy.EMIT).set(DedupJobOptions.ALLOWED_LATENESS, Duration.ofHours(12))
+                .kafkaProperty("acks", "all")
+                .build();
+        assertThat(config.dedupSettings().latePolicy()).isEqualTo(LatePolicy.EMIT);
+        assertThat(config.dedupSettings().plan().timeBuckets().allowedLateness()).isEqualTo(Duration.ofHours(12));
+        assertThat(config.kafkaProperties()).containsEntry("acks", "all");
+        assertThatThrownBy(() -> DedupJobConfig.builder().set(DedupJobOptions.BOOTSTRAP_SERVERS, "k:9092")
+                .set(DedupJobOptions.INPUT_TOPIC, "in").set(DedupJobOptions.OUTPUT_TOPIC, "out").set(DedupJobOptions.DLQ_TOPIC, "dlq")
+                .set(DedupJobOptions.CAPACITY, 1_000_000L).set(DedupJobOptions.FPP, 0.7).build())
+                .isInstanceOf(InvalidOptionException.class).hasMessageContaining("--fpp");
     }
 }

@@ -1,5 +1,7 @@
 package io.impressiondedup.job;
 
+import io.impressiondedup.job.config.DedupJobConfig;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -52,7 +54,8 @@ class DeployConfigurationTest {
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /** Options whose keys are free-form or belong to the operator, not to Flink's option classes. */
-    static final List<String> UNCHECKED_PREFIXES = List.of("metrics.reporter.", "kubernetes.operator.");
+    /** Keys no Flink option declares; the job's own (dedup.) are checked by the job's option parsing above. */
+    static final List<String> UNCHECKED_PREFIXES = List.of("metrics.reporter.", "kubernetes.operator.", "dedup.");
 
     @Test
     void theJobArgumentsParseWithTheSecretsFileMountedWhereTheyPointTo(@TempDir Path dir) throws Exception {
@@ -73,8 +76,14 @@ class DeployConfigurationTest {
         assertThat(args.get(config + 1)).endsWith("/" + file.getKey());
         args.set(config + 1, mounted.toString());
 
-        DedupJobConfig parsed = DedupJobConfig.parse(args.toArray(new String[0]));
+        org.apache.flink.configuration.Configuration flinkConfiguration = new org.apache.flink.configuration.Configuration();
+        deployment().path("spec").path("flinkConfiguration").fields()
+                .forEachRemaining(e -> flinkConfiguration.setString(e.getKey(), e.getValue().asText()));
+        DedupJobConfig parsed = DedupJobConfig.fromSources(args.toArray(new String[0]), flinkConfiguration);
         assertThat(parsed.kafkaProperties()).containsKeys("security.protocol", "sasl.mechanism", "sasl.jaas.config");
+        // Options given only in flinkConfiguration, as dedup.<option> and as Flink's own checkpoint interval, are the job's.
+        assertThat(parsed.dedupSettings().plan().capacityPerBucket()).isEqualTo(500_000_000L);
+        assertThat(parsed.checkpointInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
     }
 
     @Test

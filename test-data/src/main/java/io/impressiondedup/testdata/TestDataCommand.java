@@ -313,11 +313,13 @@ public final class TestDataCommand {
         public Integer call() throws IOException {
             Map<String, String> kafkaProperties = kafkaProperties(spec, unmatched);
             GroundTruth groundTruth = GroundTruth.read(truth);
-            ObservedRecords observed = new ObservedRecords(groundTruth.size());
+            VerificationReport verification;
             if (outputFile != null || dlqFile != null) {
+                ObservedRecords observed = new ObservedRecords(groundTruth.size());
                 readEnvelopes(required(spec, outputFile, "--output-file"), e -> observed.output(seqBytes(e)));
                 readEnvelopes(required(spec, dlqFile, "--dlq-file"),
                         e -> observed.deadLetter(seqBytes(e), headerBytes(e, TestDataHeaders.DEAD_LETTER_REASON)));
+                verification = Verifier.verify(groundTruth, observed);
             } else {
                 String servers = required(spec, bootstrapServers, "--bootstrap-servers");
                 String output = required(spec, outputTopic, "--output-topic");
@@ -332,11 +334,8 @@ public final class TestDataCommand {
                         throw new IOException("Waiting for group " + awaitGroup + " to catch up failed: " + e.getMessage(), e);
                     }
                 }
-                TopicReader.readAll(servers, output, kafkaProperties, r -> observed.output(header(r, TestDataHeaders.SEQ)));
-                TopicReader.readAll(servers, dlq, kafkaProperties,
-                        r -> observed.deadLetter(header(r, TestDataHeaders.SEQ), header(r, TestDataHeaders.DEAD_LETTER_REASON)));
+                verification = Verifier.verifyTopics(groundTruth, servers, output, dlq, kafkaProperties);
             }
-            VerificationReport verification = Verifier.verify(groundTruth, observed);
             double fpp = configuredFpp == null ? Double.NaN : configuredFpp;
             parent.out.print(verification.toText(fpp));
             if (report != null) {
@@ -404,11 +403,6 @@ public final class TestDataCommand {
         if (value > max) {
             broken.add(what + " " + value + " > " + max);
         }
-    }
-
-    private static byte[] header(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record, String name) {
-        org.apache.kafka.common.header.Header header = record.headers().lastHeader(name);
-        return header == null ? null : header.value();
     }
 
     private static byte[] seqBytes(RecordEnvelope envelope) {

@@ -1,5 +1,7 @@
 package io.impressiondedup.testdata;
 
+import java.util.Map;
+
 /**
  * Compares what the job wrote with the ground truth.
  *
@@ -29,6 +31,26 @@ package io.impressiondedup.testdata;
 public final class Verifier {
 
     private Verifier() {}
+
+    /**
+     * Reads the job's output and dead-letter topics whole, with {@code isolation.level=read_committed}
+     * ({@link TopicReader}), and compares them with the ground truth.
+     */
+    public static VerificationReport verifyTopics(GroundTruth truth, String bootstrapServers, String outputTopic,
+            String deadLetterTopic) {
+        return verifyTopics(truth, bootstrapServers, outputTopic, deadLetterTopic, Map.of());
+    }
+
+    /** {@link #verifyTopics(GroundTruth, String, String, String)} with extra Kafka consumer properties (security, say). */
+    public static VerificationReport verifyTopics(GroundTruth truth, String bootstrapServers, String outputTopic,
+            String deadLetterTopic, Map<String, String> clientProperties) {
+        ObservedRecords observed = new ObservedRecords(truth.size());
+        TopicReader.readAll(bootstrapServers, outputTopic, clientProperties,
+                r -> observed.output(TopicReader.lastHeader(r, TestDataHeaders.SEQ)));
+        TopicReader.readAll(bootstrapServers, deadLetterTopic, clientProperties, r -> observed.deadLetter(
+                TopicReader.lastHeader(r, TestDataHeaders.SEQ), TopicReader.lastHeader(r, TestDataHeaders.DEAD_LETTER_REASON)));
+        return verify(truth, observed);
+    }
 
     public static VerificationReport verify(GroundTruth truth, ObservedRecords observed) {
         VerificationReport report = new VerificationReport();

@@ -1,17 +1,26 @@
 package io.impressiondedup.bench.e2e;
 
-import io.impressiondedup.state.cli.CommandLine;
-import io.impressiondedup.state.cli.CommandLineOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
-import java.util.stream.Collectors;
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
+import java.util.TreeMap;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** What one end-to-end benchmark run measures, from its command line. */
+/** What one end-to-end benchmark run measures, from its command line ({@link Options}). */
 record BenchmarkSettings(
         String bootstrapServers,
         long records,
@@ -27,105 +36,202 @@ record BenchmarkSettings(
         Path out,
         Path workDir) {
 
+    /**
+     * Every variant id, in {@link Variant}'s order: the default of {@code --variants}. A constant
+     * rather than {@code Variant.ids()} so that {@code --help} does not initialize {@link Variant},
+     * whose stages need the job's classes; {@link Options#settings()} checks that it matches.
+     */
+    static final String ALL_VARIANTS = "pass-through,pass-through-keyed,bloom-rocksdb,bloom-heap,exact-rocksdb,exact-heap,sql-rocksdb";
+
     /** The parts of the report; a quick run may pick some. */
     enum Section {
         THROUGHPUT, REDIS, FPP, SCALING;
 
         static Section byId(String id) {
-            return valueOf(id.trim().toUpperCase(java.util.Locale.ROOT));
+            return valueOf(id.trim().toUpperCase(Locale.ROOT));
         }
-    }
-
-    static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
-            .withDescription("The Kafka broker every run reads from and writes to (bench/run-e2e.sh starts one).");
-    static final ConfigOption<Long> RECORDS = ConfigOptions.key("records").longType().defaultValue(5_000_000L)
-            .withDescription("Generated input records for the throughput, state and Redis comparisons (~20% duplicates).");
-    static final ConfigOption<Integer> RUNS = ConfigOptions.key("runs").intType().defaultValue(3)
-            .withDescription("Runs of each variant over the same input, interleaved; the report gives the median.");
-    static final ConfigOption<String> VARIANTS = ConfigOptions.key("variants").stringType()
-            .defaultValue(String.join(",", Variant.ids()))
-            .withDescription("Variants compared for throughput and state, comma-separated.");
-    static final ConfigOption<String> SCALING = ConfigOptions.key("scaling").stringType()
-            .defaultValue("1000000,5000000,20000000")
-            .withDescription("Input sizes of the scaling section (one run each; a size equal to --records reuses its medians).");
-    static final ConfigOption<String> SCALING_VARIANTS = ConfigOptions.key("scaling-variants").stringType()
-            .defaultValue(Variant.BLOOM_ROCKSDB.id() + "," + Variant.EXACT_ROCKSDB.id())
-            .withDescription("Variants run at every scaling size.");
-    static final ConfigOption<String> REDIS_SERVER = ConfigOptions.key("redis-server").stringType().defaultValue("redis-server")
-            .withDescription("The redis-server executable, started on a free loopback port for the Redis comparison.");
-    static final ConfigOption<Integer> FPP_CAPACITY = ConfigOptions.key("fpp-capacity").intType().defaultValue(1_000_000)
-            .withDescription("Planned capacity of the filters in the accuracy-under-load section.");
-    static final ConfigOption<Integer> FPP_QUERIES = ConfigOptions.key("fpp-queries").intType().defaultValue(2_000_000)
-            .withDescription("Absent impressions queried at each load to measure the FPP at that moment.");
-    static final ConfigOption<Long> SEED = ConfigOptions.key("seed").longType().defaultValue(7L)
-            .withDescription("Generator seed: the same seed gives the same input.");
-    static final ConfigOption<String> SECTIONS = ConfigOptions.key("sections").stringType()
-            .defaultValue("throughput,redis,fpp,scaling")
-            .withDescription("Sections to run: throughput (with state), redis, fpp, scaling.");
-    static final ConfigOption<String> OUT = ConfigOptions.key("out").stringType().defaultValue("docs")
-            .withDescription("Where BENCHMARKS.md and img/*.png are written.");
-    static final ConfigOption<String> WORK_DIR = ConfigOptions.key("work-dir").stringType().defaultValue("bench/target/e2e")
-            .withDescription("Scratch space: ground truth, checkpoints, redis-server's log.");
-
-    static final CommandLineOptions OPTIONS = new CommandLineOptions("bench/run-e2e.sh",
-                    "End-to-end benchmarks: this job against pass-through, exact keyed state, Flink SQL and Redis, on a real"
-                            + " Kafka broker; writes BENCHMARKS.md and plots.")
-            .add(BOOTSTRAP_SERVERS, RECORDS, RUNS, VARIANTS, SCALING, SCALING_VARIANTS, REDIS_SERVER, FPP_CAPACITY, FPP_QUERIES, SEED,
-                    SECTIONS, OUT, WORK_DIR)
-            .required(BOOTSTRAP_SERVERS)
-            .require(RECORDS, r -> r >= 10_000 && r <= Integer.MAX_VALUE, "between 10000 and 2^31-1 records")
-            .require(RUNS, r -> r >= 1, "at least 1 run")
-            .require(VARIANTS, v -> knownVariants(csv(v)), "variant ids among " + Variant.ids())
-            .require(SCALING_VARIANTS, v -> knownVariants(csv(v)), "variant ids among " + Variant.ids())
-            .require(SCALING, v -> positiveCounts(csv(v)), "record counts between 10000 and 2^31-1")
-            .require(FPP_CAPACITY, c -> c >= 1000, "at least 1000")
-            .require(FPP_QUERIES, q -> q >= 1000, "at least 1000")
-            .require(SECTIONS, v -> knownSections(csv(v)), "sections among throughput, redis, fpp, scaling");
-
-    static BenchmarkSettings parse(CommandLine line) {
-        return new BenchmarkSettings(
-                line.getRequired(BOOTSTRAP_SERVERS),
-                line.get(RECORDS),
-                line.get(RUNS),
-                csv(line.get(VARIANTS)).stream().map(Variant::byId).toList(),
-                csv(line.get(SCALING)).stream().map(s -> Long.parseLong(s.trim())).sorted().toList(),
-                csv(line.get(SCALING_VARIANTS)).stream().map(Variant::byId).toList(),
-                line.get(REDIS_SERVER),
-                line.get(FPP_CAPACITY),
-                line.get(FPP_QUERIES),
-                line.get(SEED),
-                csv(line.get(SECTIONS)).stream().map(Section::byId).collect(Collectors.toCollection(() -> EnumSet.noneOf(Section.class))),
-                Path.of(line.get(OUT)),
-                Path.of(line.get(WORK_DIR)));
     }
 
     boolean runs(Section section) {
         return sections.contains(section);
     }
 
-    /** The comma-separated items of a list option (Flink's own list options split on ';'). */
+    /** The comma-separated items of a list option, trimmed, empty items ignored. */
     static List<String> csv(String value) {
         return Arrays.stream(value.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
     }
 
-    private static boolean knownVariants(List<String> ids) {
-        return !ids.isEmpty() && ids.stream().allMatch(id -> Variant.ids().contains(id.trim()));
-    }
+    /**
+     * The options of {@code bench/run-e2e.sh} (picocli, mixed into {@link EndToEndBenchmark}'s
+     * command), one field per option. Lists are comma-separated ({@code --scaling 100000,300000});
+     * an option given twice keeps its last value.
+     */
+    static final class Options {
 
-    private static boolean positiveCounts(List<String> counts) {
-        try {
-            return counts.stream().mapToLong(s -> Long.parseLong(s.trim())).allMatch(c -> c >= 10_000 && c <= Integer.MAX_VALUE);
-        } catch (NumberFormatException notANumber) {
-            return false;
+        static final String CONFIG = "--config";
+
+        @Option(names = "--bootstrap-servers", required = true,
+                description = "The Kafka broker every run reads from and writes to (bench/run-e2e.sh starts one; required).")
+        String bootstrapServers;
+
+        @Option(names = "--records", defaultValue = "5000000",
+                description = "Generated input records for the throughput, state and Redis comparisons (~20%% duplicates).")
+        long records;
+
+        @Option(names = "--runs", defaultValue = "3",
+                description = "Runs of each variant over the same input, interleaved; the report gives the median.")
+        int runs;
+
+        @Option(names = "--variants", defaultValue = ALL_VARIANTS,
+                description = "Variants compared for throughput and state, comma-separated.")
+        String variants;
+
+        @Option(names = "--scaling", defaultValue = "1000000,5000000,20000000",
+                description = "Input sizes of the scaling section (one run each; a size equal to --records reuses its medians).")
+        String scaling;
+
+        @Option(names = "--scaling-variants", defaultValue = "bloom-rocksdb,exact-rocksdb",
+                description = "Variants run at every scaling size.")
+        String scalingVariants;
+
+        @Option(names = "--redis-server", defaultValue = "redis-server",
+                description = "The redis-server executable, started on a free loopback port for the Redis comparison.")
+        String redisServer;
+
+        @Option(names = "--fpp-capacity", defaultValue = "1000000",
+                description = "Planned capacity of the filters in the accuracy-under-load section.")
+        int fppCapacity;
+
+        @Option(names = "--fpp-queries", defaultValue = "2000000",
+                description = "Absent impressions queried at each load to measure the FPP at that moment.")
+        int fppQueries;
+
+        @Option(names = "--seed", defaultValue = "7", description = "Generator seed: the same seed gives the same input.")
+        long seed;
+
+        @Option(names = "--sections", defaultValue = "throughput,redis,fpp,scaling",
+                description = "Sections to run: throughput (with state), redis, fpp, scaling.")
+        String sections;
+
+        @Option(names = "--out", defaultValue = "docs", description = "Where BENCHMARKS.md and img/*.png are written.")
+        Path out;
+
+        @Option(names = "--work-dir", defaultValue = "bench/target/e2e",
+                description = "Scratch space: ground truth, checkpoints, redis-server's log.")
+        Path workDir;
+
+        @Option(names = CONFIG, paramLabel = "<file.properties>",
+                description = "Read options from a properties file (keys without the leading dashes, such as records=300000);"
+                        + " the command line wins.")
+        Path config;
+
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec spec;
+
+        /** The options as settings; a value out of range fails naming the option. */
+        BenchmarkSettings settings() {
+            if (records < 10_000 || records > Integer.MAX_VALUE) {
+                throw invalid("--records", records, "between 10000 and 2^31-1 records");
+            }
+            if (runs < 1) {
+                throw invalid("--runs", runs, "at least 1 run");
+            }
+            if (fppCapacity < 1000) {
+                throw invalid("--fpp-capacity", fppCapacity, "at least 1000");
+            }
+            if (fppQueries < 1000) {
+                throw invalid("--fpp-queries", fppQueries, "at least 1000");
+            }
+            Set<Section> sectionSet = EnumSet.noneOf(Section.class);
+            for (String id : csv(sections)) {
+                try {
+                    sectionSet.add(Section.byId(id));
+                } catch (IllegalArgumentException unknown) {
+                    throw invalid("--sections", sections, "sections among throughput, redis, fpp, scaling");
+                }
+            }
+            List<Long> scalingRecords = new ArrayList<>();
+            for (String count : csv(scaling)) {
+                long parsed;
+                try {
+                    parsed = Long.parseLong(count);
+                } catch (NumberFormatException notANumber) {
+                    throw invalid("--scaling", scaling, "record counts between 10000 and 2^31-1");
+                }
+                if (parsed < 10_000 || parsed > Integer.MAX_VALUE) {
+                    throw invalid("--scaling", scaling, "record counts between 10000 and 2^31-1");
+                }
+                scalingRecords.add(parsed);
+            }
+            if (!csv(ALL_VARIANTS).equals(Variant.ids())) {
+                throw new IllegalStateException("BenchmarkSettings.ALL_VARIANTS " + ALL_VARIANTS + " is not the list of variants "
+                        + Variant.ids());
+            }
+            return new BenchmarkSettings(
+                    bootstrapServers,
+                    records,
+                    runs,
+                    variants("--variants", variants),
+                    scalingRecords.stream().sorted().toList(),
+                    variants("--scaling-variants", scalingVariants),
+                    redisServer,
+                    fppCapacity,
+                    fppQueries,
+                    seed,
+                    sectionSet,
+                    out,
+                    workDir);
         }
-    }
 
-    private static boolean knownSections(List<String> ids) {
-        try {
-            ids.forEach(Section::byId);
-            return true;
-        } catch (IllegalArgumentException unknown) {
-            return false;
+        private List<Variant> variants(String option, String value) {
+            List<String> ids = csv(value);
+            if (ids.isEmpty() || !Variant.ids().containsAll(ids)) {
+                throw invalid(option, value, "variant ids among " + Variant.ids());
+            }
+            return ids.stream().map(Variant::byId).toList();
+        }
+
+        private ParameterException invalid(String option, Object value, String expected) {
+            return new ParameterException(spec.commandLine(),
+                    "Invalid value for option '" + option + "': '" + value + "' (expected " + expected + ")");
+        }
+
+        /**
+         * {@code args} with the options of the {@code --config} file (the last one given, if any) in
+         * front, as {@code --key=value}, so that the command line, parsed after them, wins. A key that
+         * names no option, or a file that cannot be read, is a bad command line.
+         */
+        static String[] withConfigFile(CommandLine commandLine, String[] args) {
+            String file = null;
+            for (int i = 0; i < args.length; i++) {
+                if (args[i].equals(CONFIG) && i + 1 < args.length) {
+                    file = args[++i];
+                } else if (args[i].startsWith(CONFIG + "=")) {
+                    file = args[i].substring(CONFIG.length() + 1);
+                }
+            }
+            if (file == null) {
+                return args;
+            }
+            Properties properties = new Properties();
+            try (InputStream in = Files.newInputStream(Path.of(file))) {
+                properties.load(in);
+            } catch (IOException | RuntimeException e) {
+                throw new ParameterException(commandLine, "Cannot read " + CONFIG + " " + file + ": " + e.getMessage(), e);
+            }
+            Map<String, String> sorted = new TreeMap<>();
+            properties.forEach((key, value) -> sorted.put(key.toString().trim(), value.toString().trim()));
+            List<String> expanded = new ArrayList<>();
+            for (Map.Entry<String, String> property : sorted.entrySet()) {
+                String name = "--" + property.getKey();
+                OptionSpec option = commandLine.getCommandSpec().findOption(name);
+                if (option == null || option.usageHelp() || name.equals(CONFIG) || !option.longestName().equals(name)) {
+                    throw new ParameterException(commandLine, "Unknown option '" + property.getKey() + "' in " + CONFIG + " " + file);
+                }
+                expanded.add(name + "=" + property.getValue());
+            }
+            expanded.addAll(List.of(args));
+            return expanded.toArray(String[]::new);
         }
     }
 }

@@ -1,8 +1,7 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.bench.e2e.BenchmarkSettings.Section;
-import io.impressiondedup.state.cli.CommandLine;
-import io.impressiondedup.state.cli.InvalidCommandLineException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +10,15 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.flink.util.TimeUtils;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Runs the end-to-end benchmarks against a Kafka broker and writes {@code BENCHMARKS.md} with its
@@ -19,32 +27,66 @@ import java.util.Map;
  * <p>Runs of the throughput section are interleaved (variant A, B, C, then A, B, C again) so that
  * a slow minute of a shared machine spreads over all variants instead of hitting one, and the
  * report gives medians with the spread next to them.
+ *
+ * <p>The command line ({@link BenchmarkSettings.Options}, picocli): {@code --help} lists the options
+ * with their defaults; a bad command line exits with 2 naming the option, a failed run with 1.
  */
-public final class EndToEndBenchmark {
+@Command(name = "bench/run-e2e.sh", sortOptions = false, showDefaultValues = true, abbreviateSynopsis = true, usageHelpWidth = 100,
+        description = "End-to-end benchmarks: this job against pass-through, exact keyed state, Flink SQL and Redis, on a real"
+                + " Kafka broker; writes BENCHMARKS.md and plots.")
+public final class EndToEndBenchmark implements Callable<Integer> {
 
     /** The FPP every filter in the benchmarks is planned for: the job's default. */
     static final double FPP = 0.001;
     static final double[] FPP_LOADS = {0.5, 1.0, 1.5, 2.0, 3.0, 4.0};
 
+    @Mixin
+    BenchmarkSettings.Options options;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help.")
+    boolean help;
+
     private EndToEndBenchmark() {}
 
-    public static void main(String[] args) throws Exception {
-        CommandLine line;
+    public static void main(String[] args) {
+        int exit = execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    /** Parses the command line and runs; exit code 0 done (or help), 1 the benchmark failed, 2 a bad command line. */
+    static int execute(String... args) {
+        PrintWriter err = new PrintWriter(System.err, true);
+        CommandLine commandLine = new CommandLine(new EndToEndBenchmark())
+                .registerConverter(Duration.class, TimeUtils::parseDuration)
+                .setOverwrittenOptionsAllowed(true)
+                .setErr(err)
+                .setParameterExceptionHandler((e, arguments) -> badCommandLine(e, err));
         try {
-            line = BenchmarkSettings.OPTIONS.parse(args);
-        } catch (InvalidCommandLineException invalid) {
-            System.err.println(invalid.getMessage());
-            System.exit(2);
-            return;
+            return commandLine.execute(BenchmarkSettings.Options.withConfigFile(commandLine, args));
+        } catch (ParameterException e) {
+            return badCommandLine(e, err);
+        } finally {
+            err.flush();
         }
-        if (line.helpRequested()) {
-            System.out.println(BenchmarkSettings.OPTIONS.help());
-            return;
-        }
-        BenchmarkSettings settings = BenchmarkSettings.parse(line);
+    }
+
+    private static int badCommandLine(ParameterException e, PrintWriter err) {
+        CommandSpec spec = e.getCommandLine().getCommandSpec();
+        err.println(spec.qualifiedName() + ": " + e.getMessage());
+        UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Run '" + spec.qualifiedName() + " --help' for the options.");
+        return spec.exitCodeOnInvalidInput();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchmarkSettings settings = options.settings();
         Files.createDirectories(settings.workDir());
         run(settings);
         System.out.println("wrote " + settings.out().resolve("BENCHMARKS.md"));
+        return 0;
     }
 
     static BenchmarkResults run(BenchmarkSettings settings) throws Exception {

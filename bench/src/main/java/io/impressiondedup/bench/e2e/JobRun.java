@@ -1,10 +1,7 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.DedupJob;
-import io.impressiondedup.job.DedupJobConfig;
-import io.impressiondedup.testdata.ObservedRecords;
-import io.impressiondedup.testdata.TestDataHeaders;
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.nio.file.Path;
@@ -17,7 +14,6 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.FileUtils;
-import org.apache.kafka.common.header.Header;
 
 /**
  * One bounded run of one variant over a workload: the job's own Kafka source, parsing and
@@ -69,11 +65,7 @@ final class JobRun {
         double seconds = result.getNetRuntime() / 1000.0;
         long checkpointBytes = capture.lastStateBytes().orElse(-1);
 
-        ObservedRecords observed = new ObservedRecords(workload.truth.size());
-        TopicReader.readAll(kafka.bootstrapServers, output, Map.of(), r -> observed.output(value(r.headers().lastHeader(TestDataHeaders.SEQ))));
-        TopicReader.readAll(kafka.bootstrapServers, deadLetters, Map.of(), r -> observed.deadLetter(
-                value(r.headers().lastHeader(TestDataHeaders.SEQ)), value(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
-        VerificationReport report = Verifier.verify(workload.truth, observed);
+        VerificationReport report = Verifier.verifyTopics(workload.truth, kafka.bootstrapServers, output, deadLetters);
 
         kafka.delete(output, deadLetters);
         FileUtils.deleteDirectory(checkpoints.toFile());
@@ -83,9 +75,5 @@ final class JobRun {
                 variant.label, run.eventsPerSecond(), seconds, checkpointBytes,
                 capture.keyedStateKinds, report.falsePositiveRate(), report.falseNegatives(), report.lost(), report.writtenTwice());
         return run;
-    }
-
-    private static byte[] value(Header header) {
-        return header == null ? null : header.value();
     }
 }

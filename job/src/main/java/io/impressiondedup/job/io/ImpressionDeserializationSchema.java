@@ -1,5 +1,7 @@
 package io.impressiondedup.job.io;
 
+import io.impressiondedup.job.config.ParserSettings;
+
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import org.apache.flink.api.common.serialization.DeserializationSchema;

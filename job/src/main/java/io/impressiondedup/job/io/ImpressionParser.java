@@ -1,5 +1,7 @@
 package io.impressiondedup.job.io;
 
+import io.impressiondedup.job.config.ParserSettings;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -65,9 +67,9 @@ public final class ImpressionParser {
     }
 
     public ParsedRecord parse(RawKafkaRecord raw) {
-        if (raw.payloadSize() > settings.maxRecordBytes) {
+        if (raw.payloadSize() > settings.maxRecordBytes()) {
             return dead(raw, DeadLetterReason.OVERSIZED, "record of " + raw.payloadSize() + " bytes exceeds --max-record-bytes "
-                    + settings.maxRecordBytes);
+                    + settings.maxRecordBytes());
         }
         byte[] value = raw.value();
         if (value == null) {
@@ -88,17 +90,17 @@ public final class ImpressionParser {
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken fieldValue = parser.nextToken();
-                if (field.equals(settings.requestIdField)) {
+                if (field.equals(settings.requestIdField())) {
                     if (fieldValue != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
                         return malformed(raw, "'" + field + "' must be a non-empty string, but is " + describe(fieldValue));
                     }
                     requestId = parser.getText();
-                } else if (field.equals(settings.adIdField)) {
+                } else if (field.equals(settings.adIdField())) {
                     if ((fieldValue != JsonToken.VALUE_STRING && fieldValue != JsonToken.VALUE_NUMBER_INT) || parser.getTextLength() == 0) {
                         return malformed(raw, "'" + field + "' must be a non-empty string or an integer, but is " + describe(fieldValue));
                     }
                     adId = parser.getText();
-                } else if (field.equals(settings.timestampField)) {
+                } else if (field.equals(settings.timestampField())) {
                     String error = readEventTime(parser, fieldValue);
                     if (error != null) {
                         return malformed(raw, "'" + field + "' " + error);
@@ -121,18 +123,18 @@ public final class ImpressionParser {
             return malformed(raw, "unreadable value: " + e);
         }
         if (requestId == null) {
-            return malformed(raw, "missing field '" + settings.requestIdField + "'");
+            return malformed(raw, "missing field '" + settings.requestIdField() + "'");
         }
         if (adId == null) {
-            return malformed(raw, "missing field '" + settings.adIdField + "'");
+            return malformed(raw, "missing field '" + settings.adIdField() + "'");
         }
         if (!hasEventTime) {
-            return malformed(raw, "missing field '" + settings.timestampField + "'");
+            return malformed(raw, "missing field '" + settings.timestampField() + "'");
         }
         long now = clock.getAsLong();
-        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis)) {
+        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis())) {
             return dead(raw, DeadLetterReason.FUTURE_TIMESTAMP, "event time " + Instant.ofEpochMilli(eventTime)
-                    + " is more than --max-future-skew " + settings.maxFutureSkewMillis / 1000 + "s ahead of processing time "
+                    + " is more than --max-future-skew " + settings.maxFutureSkewMillis() / 1000 + "s ahead of processing time "
                     + Instant.ofEpochMilli(now));
         }
         digester.digest(requestId);
@@ -151,7 +153,7 @@ public final class ImpressionParser {
                 return "must be epoch milliseconds, but " + abbreviate(parser.getText()) + " is beyond the range of a long";
             }
             long millis = parser.getLongValue();
-            if (millis < settings.minEventTimeMillis) {
+            if (millis < settings.minEventTimeMillis()) {
                 return beforeMinimum(millis + " (" + Instant.ofEpochMilli(millis) + ")");
             }
             parsedEventTime = millis;

@@ -1,8 +1,8 @@
 package io.impressiondedup.job.io;
 
-import io.impressiondedup.job.DedupJobConfig;
-import io.impressiondedup.job.DedupJobOptions;
-import io.impressiondedup.state.cli.InvalidCommandLineException;
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.InvalidOptionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -83,7 +83,7 @@ public final class KafkaChecks {
             }
         }
         if (!missing.isEmpty()) {
-            throw new InvalidCommandLineException("Kafka topics missing on " + config.bootstrapServers() + ": " + String.join(", ", missing)
+            throw new InvalidOptionException("Kafka topics missing on " + config.bootstrapServers() + ": " + String.join(", ", missing)
                     + ". Create them before starting the job: the exactly-once sinks need them to exist, and a topic"
                     + " auto-created by a first write gets the brokers' default partitions and retention.");
         }
@@ -91,7 +91,7 @@ public final class KafkaChecks {
 
     static void checkTransactionTimeout(Duration transactionTimeout, Long brokerMaxMillis) {
         if (brokerMaxMillis != null && transactionTimeout.toMillis() > brokerMaxMillis) {
-            throw new InvalidCommandLineException("--" + DedupJobOptions.TRANSACTION_TIMEOUT.key() + " " + transactionTimeout.toSeconds()
+            throw new InvalidOptionException("--" + DedupJobOptions.TRANSACTION_TIMEOUT.key() + " " + transactionTimeout.toSeconds()
                     + "s exceeds the brokers' " + BROKER_MAX_TIMEOUT + " (" + brokerMaxMillis / 1000 + "s): lower it, or raise"
                     + " the broker setting; the exactly-once sinks could not start otherwise.");
         }

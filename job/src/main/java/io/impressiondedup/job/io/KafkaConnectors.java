@@ -1,6 +1,6 @@
 package io.impressiondedup.job.io;
 
-import io.impressiondedup.job.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
@@ -77,13 +77,15 @@ public final class KafkaConnectors {
     }
 
     private static OffsetsInitializer startingOffsets(DedupJobConfig config) {
-        switch (config.startingOffsetsMode()) {
-            case "earliest":
+        switch (config.startingOffsets()) {
+            case EARLIEST:
                 return OffsetsInitializer.earliest();
-            case "latest":
+            case LATEST:
                 return OffsetsInitializer.latest();
-            default:
+            case COMMITTED:
                 return OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+            default:
+                throw new IllegalStateException("Unknown starting offsets " + config.startingOffsets());
         }
     }
 

@@ -1,5 +1,7 @@
 package io.impressiondedup.job.io;
 
+import io.impressiondedup.job.config.ParserSettings;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.model.DeadLetterReason;

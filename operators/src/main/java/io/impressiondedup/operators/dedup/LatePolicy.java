@@ -28,6 +28,12 @@ public enum LatePolicy {
         return optionValue;
     }
 
+    /** The option value: Flink's configuration parses enums by their {@code toString()}. */
+    @Override
+    public String toString() {
+        return optionValue;
+    }
+
     public static LatePolicy fromOptionValue(String value) {
         for (LatePolicy policy : values()) {
             if (policy.optionValue.equals(value)) {

@@ -1,7 +1,10 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.ImpressionSource;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.VerificationReport;

@@ -1,28 +1,21 @@
-package io.impressiondedup.job.local;
+package io.impressiondedup.local;
 
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
-import io.impressiondedup.job.DedupJobConfig;
-import io.impressiondedup.job.DedupJobOptions;
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.state.cli.CommandLine;
-import io.impressiondedup.state.cli.CommandLineOptions;
-import io.impressiondedup.state.cli.InvalidCommandLineException;
-import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.Generation;
+import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaTopicDestination;
-import io.impressiondedup.testdata.ObservedRecords;
-import io.impressiondedup.testdata.TestDataHeaders;
-import io.impressiondedup.testdata.TopicReader;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +32,6 @@ import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.common.header.Header;
 
 /**
  * One command from a fresh clone to the whole pipeline on this machine: a real Kafka broker (KRaft,
@@ -53,14 +45,8 @@ public final class LocalRun {
             .withDescription("Impressions to generate (with duplicates, late, malformed and far-future records).");
     static final ConfigOption<Double> DUPLICATE_SHARE = ConfigOptions.key("duplicate-share").doubleType().defaultValue(0.20)
             .withDescription("Share of generated records that are copies of earlier impressions.");
-    static final ConfigOption<Double> FPP = ConfigOptions.key("fpp").doubleType().defaultValue(0.001)
-            .withDescription("The job's end-to-end false-positive rate.");
-    static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().defaultValue(2)
-            .withDescription("Job parallelism.");
     static final ConfigOption<Integer> PARTITIONS = ConfigOptions.key("partitions").intType().defaultValue(4)
             .withDescription("Partitions of the input topic.");
-    static final ConfigOption<String> STATE_BACKEND = ConfigOptions.key("state-backend").stringType().defaultValue("rocksdb")
-            .withDescription("rocksdb or hashmap.");
     static final ConfigOption<Integer> WEB_PORT = ConfigOptions.key("web-port").intType().defaultValue(8081)
             .withDescription("Port of the Flink web UI (the next free one if taken).");
     static final ConfigOption<String> WORK_DIR = ConfigOptions.key("work-dir").stringType().defaultValue("local-run")
@@ -74,23 +60,40 @@ public final class LocalRun {
             .withDescription("Shortest delay of a delayed client's impressions (uniform up to --delay-max).");
     static final ConfigOption<Duration> DELAY_MAX = ConfigOptions.key("delay-max").durationType().defaultValue(Duration.ofHours(20))
             .withDescription("Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.");
-    static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
-            .defaultValue(DedupJobOptions.ALLOWED_LATENESS.defaultValue())
-            .withDescription("The job's allowed lateness (the generator stamps late records beyond it and keeps delays inside"
-                    + " it); the generated stream spans retention + allowed lateness + 1 day of event time, at least 4 days.");
 
-    static final CommandLineOptions OPTIONS = new CommandLineOptions("local-run",
-                    "Runs the dedup job end to end on this machine: Kafka broker, generated impressions, Flink MiniCluster"
-                            + " with the web UI, and a report checked against the ground truth.")
-            .add(COUNT, DUPLICATE_SHARE, FPP, PARALLELISM, PARTITIONS, STATE_BACKEND, WEB_PORT, WORK_DIR, SEED, DELAYED_SHARE, DELAY_MIN,
-                    DELAY_MAX, ALLOWED_LATENESS)
-            .require(COUNT, c -> c >= 1000, "at least 1000 records")
-            .require(DUPLICATE_SHARE, s -> s >= 0 && s <= 0.8, "a share in [0, 0.8]")
-            .require(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5)")
-            .require(PARALLELISM, p -> p >= 1 && p <= 16, "an integer in [1, 16]")
-            .require(PARTITIONS, p -> p >= 1, "a positive number of partitions")
-            .require(STATE_BACKEND, b -> b.equals("rocksdb") || b.equals("hashmap"), "rocksdb or hashmap")
-            .require(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d");
+    /**
+     * The local run's own options, and the job's options it passes on (declared once, in {@link
+     * DedupJobOptions}): the FPP, allowed lateness, state backend and parallelism.
+     */
+    static final List<ConfigOption<?>> OPTIONS = List.of(COUNT, DUPLICATE_SHARE, DedupJobOptions.FPP, DedupJobOptions.PARALLELISM,
+            PARTITIONS, DedupJobOptions.STATE_BACKEND, WEB_PORT, WORK_DIR, SEED, DELAYED_SHARE, DELAY_MIN, DELAY_MAX,
+            DedupJobOptions.ALLOWED_LATENESS);
+    /** The local run's parallelism where {@code --parallelism} is not given (the job's default is the cluster's). */
+    static final int DEFAULT_PARALLELISM = 2;
+    static final String USAGE = "mvn -B -q -pl local exec:exec@local-run -Dlocal-run.args=\"[--name value ...]\"";
+    static final String SUMMARY = "Runs the dedup job end to end on this machine: Kafka broker, generated impressions, Flink MiniCluster"
+            + " with the web UI, and a report checked against the ground truth.";
+
+    /** The options of {@code args}, typed and checked; fails naming the option. */
+    static Configuration parse(String... args) {
+        Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, OPTIONS, false));
+        DedupJobConfig.check(options, OPTIONS);
+        require(options.get(COUNT) >= 1000, COUNT, "at least 1000 records");
+        require(options.get(DUPLICATE_SHARE) >= 0 && options.get(DUPLICATE_SHARE) <= 0.8, DUPLICATE_SHARE, "a share in [0, 0.8]");
+        require(parallelism(options) <= 16, DedupJobOptions.PARALLELISM, "an integer in [1, 16]");
+        require(options.get(PARTITIONS) >= 1, PARTITIONS, "a positive number of partitions");
+        return options;
+    }
+
+    private static void require(boolean valid, ConfigOption<?> option, String expected) {
+        if (!valid) {
+            throw new InvalidOptionException("Invalid value for --" + option.key() + ": expected " + expected);
+        }
+    }
+
+    static int parallelism(Configuration options) {
+        return options.getOptional(DedupJobOptions.PARALLELISM).orElse(DEFAULT_PARALLELISM);
+    }
 
     static final String INPUT_TOPIC = "impressions";
     static final String OUTPUT_TOPIC = "impressions-deduplicated";
@@ -108,17 +111,17 @@ public final class LocalRun {
     public static void main(String[] args) {
         int exit;
         try {
-            CommandLine commandLine = OPTIONS.parse(args);
-            if (commandLine.helpRequested()) {
-                System.out.print(OPTIONS.help());
+            if (OptionSources.helpRequested(args)) {
+                System.out.print(OptionSources.help(USAGE, SUMMARY, OPTIONS, false));
                 return;
             }
+            Configuration commandLine = parse(args);
             Path workDir = Path.of(commandLine.get(WORK_DIR)).toAbsolutePath();
             Files.createDirectories(workDir);
             System.setProperty("impression.dedup.log.file", workDir.resolve("local-run.log").toString());
             ((org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false)).reconfigure();
             exit = new LocalRun(System.out).run(commandLine, workDir);
-        } catch (InvalidCommandLineException e) {
+        } catch (InvalidOptionException e) {
             System.err.println("local-run: " + e.getMessage());
             exit = 2;
         } catch (Exception e) {
@@ -131,12 +134,12 @@ public final class LocalRun {
         }
     }
 
-    int run(CommandLine cl, Path workDir) throws Exception {
+    int run(Configuration cl, Path workDir) throws Exception {
         long count = cl.get(COUNT);
-        double fpp = cl.get(FPP);
-        int parallelism = cl.get(PARALLELISM);
+        double fpp = cl.get(DedupJobOptions.FPP);
+        int parallelism = parallelism(cl);
         long started = System.nanoTime();
-        Duration allowedLateness = cl.get(ALLOWED_LATENESS);
+        Duration allowedLateness = cl.get(DedupJobOptions.ALLOWED_LATENESS);
         // Long enough for buckets to expire and for records to be late under the job's rules, whatever the lateness.
         Duration span = max(MIN_SPAN, DedupJobOptions.RETENTION.defaultValue().plus(allowedLateness).plusDays(1));
         GeneratorSettings settings;
@@ -147,12 +150,12 @@ public final class LocalRun {
                     .allowedLateness(allowedLateness).delayedShare(cl.get(DELAYED_SHARE)).delayMin(cl.get(DELAY_MIN))
                     .delayMax(cl.get(DELAY_MAX)).build();
         } catch (IllegalArgumentException e) {
-            throw new InvalidCommandLineException(e.getMessage(), e);
+            throw new InvalidOptionException(e.getMessage(), e);
         }
         step("Local run: %,d impressions over %s of event time (%s%% from delayed clients, %s to %s late), parallelism %d,"
                         + " %s state, FPP %s, allowed lateness %s; work dir %s",
                 count, human(span), 100 * cl.get(DELAYED_SHARE), human(cl.get(DELAY_MIN)), human(cl.get(DELAY_MAX)), parallelism,
-                cl.get(STATE_BACKEND), fpp, human(allowedLateness), workDir);
+                cl.get(DedupJobOptions.STATE_BACKEND).toString(), fpp, human(allowedLateness), workDir);
 
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             step("Kafka %s (KRaft, in this JVM) is up", kafka.bootstrapServers());
@@ -176,10 +179,10 @@ public final class LocalRun {
                     "--bounded", "--starting-offsets", "earliest",
                     "--capacity", Long.toString(uniquePerDay), "--fpp", Double.toString(fpp),
                     "--allowed-lateness", human(allowedLateness),
-                    "--parallelism", Integer.toString(parallelism), "--state-backend", cl.get(STATE_BACKEND),
+                    "--parallelism", Integer.toString(parallelism), "--state-backend", cl.get(DedupJobOptions.STATE_BACKEND).toString(),
                     "--checkpoint-interval", "10s", "--checkpoint-dir", workDir.resolve("checkpoints").toUri().toString());
 
-            int webPort = freePortFrom(cl.get(WEB_PORT));
+            int webPort = LoopbackPorts.firstFree(cl.get(WEB_PORT), 20);
             Configuration flink = DedupJob.flinkConfiguration(config);
             flink.set(RestOptions.PORT, webPort);
             flink.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
@@ -224,12 +227,8 @@ public final class LocalRun {
 
             step("Verifying the output and dead-letter topics (read_committed) against the ground truth");
             long verifyStart = System.nanoTime();
-            GroundTruth truth = GroundTruth.read(truthFile);
-            ObservedRecords observed = new ObservedRecords(truth.size());
-            TopicReader.readAll(kafka.bootstrapServers(), OUTPUT_TOPIC, Map.of(), r -> observed.output(header(r.headers().lastHeader(TestDataHeaders.SEQ))));
-            TopicReader.readAll(kafka.bootstrapServers(), DLQ_TOPIC, Map.of(), r -> observed.deadLetter(
-                    header(r.headers().lastHeader(TestDataHeaders.SEQ)), header(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
-            VerificationReport verification = Verifier.verify(truth, observed);
+            VerificationReport verification = Verifier.verifyTopics(GroundTruth.read(truthFile), kafka.bootstrapServers(),
+                    OUTPUT_TOPIC, DLQ_TOPIC);
             double verifySeconds = seconds(verifyStart);
 
             String report = report(count, classes, accumulators, verification, fpp, generationSeconds, jobSeconds, verifySeconds,
@@ -307,26 +306,11 @@ public final class LocalRun {
         return (System.nanoTime() - startNanos) / 1e9;
     }
 
-    private static byte[] header(Header header) {
-        return header == null ? null : header.value();
-    }
-
     static String bytes(long bytes) {
         if (bytes < 0) {
             return "n/a";
         }
         return bytes < 1 << 20 ? String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0) : String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
-    }
-
-    private static int freePortFrom(int first) throws IOException {
-        for (int port = first; port < first + 20; port++) {
-            try (ServerSocket socket = new ServerSocket(port, 50, InetAddress.getLoopbackAddress())) {
-                return port;
-            } catch (IOException taken) {
-                // try the next
-            }
-        }
-        throw new IOException("No free port for the web UI in " + first + ".." + (first + 19));
     }
 
     /** Reads checkpoint sizes and the dedup gauges from the REST API while the job runs. */

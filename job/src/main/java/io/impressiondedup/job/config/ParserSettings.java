@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io;
+package io.impressiondedup.job.config;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -11,15 +11,15 @@ public final class ParserSettings implements Serializable {
 
     public static final Instant DEFAULT_MIN_EVENT_TIME = Instant.parse("2000-01-01T00:00:00Z");
 
-    final String requestIdField;
-    final String adIdField;
-    final String timestampField;
-    final int maxRecordBytes;
-    final long maxFutureSkewMillis;
+    private final String requestIdField;
+    private final String adIdField;
+    private final String timestampField;
+    private final int maxRecordBytes;
+    private final long maxFutureSkewMillis;
     /** Event times before this (epoch millis) are malformed: see {@code --min-event-time}. */
-    final long minEventTimeMillis;
+    private final long minEventTimeMillis;
     /** The same, as an instant (for ISO-8601 event times, compared before their conversion to epoch millis). */
-    final Instant minEventTime;
+    private final Instant minEventTime;
 
     public ParserSettings(String requestIdField, String adIdField, String timestampField, int maxRecordBytes, Duration maxFutureSkew,
             Instant minEventTime) {
@@ -30,6 +30,33 @@ public final class ParserSettings implements Serializable {
         this.maxFutureSkewMillis = maxFutureSkew.toMillis();
         this.minEventTimeMillis = saturatedEpochMilli(minEventTime);
         this.minEventTime = Instant.ofEpochMilli(minEventTimeMillis);
+    }
+
+    public String requestIdField() {
+        return requestIdField;
+    }
+
+    public String adIdField() {
+        return adIdField;
+    }
+
+    public String timestampField() {
+        return timestampField;
+    }
+
+    /** Larger records (key + value) are oversized ({@code --max-record-bytes}). */
+    public int maxRecordBytes() {
+        return maxRecordBytes;
+    }
+
+    /** Event times further ahead of processing time are far-future ({@code --max-future-skew}). */
+    public long maxFutureSkewMillis() {
+        return maxFutureSkewMillis;
+    }
+
+    /** Event times before this are malformed ({@code --min-event-time}), as epoch millis. */
+    public long minEventTimeMillis() {
+        return minEventTimeMillis;
     }
 
     /** Event times before this are malformed ({@code --min-event-time}). */

@@ -1,21 +1,16 @@
-package io.impressiondedup.job.local;
+package io.impressiondedup.local;
 
+import io.impressiondedup.testdata.KafkaTopics;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
@@ -24,13 +19,17 @@ import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one), running inside this JVM,
- * from the Maven Central artifacts: for the local run and the tests. Listens on loopback only, on
- * free ports, stores its log in a fresh temporary directory, and removes it on {@link #close()}.
+ * from the Maven Central artifacts: for the local run and the end-to-end tests. Listens on loopback
+ * only, on free ports, stores its log in a fresh temporary directory, and removes it on {@link
+ * #close()}.
  *
  * <p>Configured so that transactions work on one node (replication factor and min ISR of the
  * transaction log 1) and so that Flink's exactly-once sink can use transaction timeouts up to 2 hours.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+    /** The largest record the broker and its topics take: the generator's oversized records (100 KiB) fit. */
+    static final int MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
     private final Path logDir;
     private final KafkaRaftServer server;
@@ -56,12 +55,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     private static EmbeddedKafkaBroker startOnce() throws Exception {
-        int port = freePort();
-        int controllerPort = freePort();
-        while (controllerPort == port) {
-            controllerPort = freePort();
-        }
+        int[] ports = LoopbackPorts.free(2);
         Path logDir = Files.createTempDirectory("impression-dedup-kafka-");
+        try {
+            return startIn(logDir, ports[0], ports[1]);
+        } catch (Exception e) {
+            Utils.delete(logDir.toFile()); // nothing left behind by a broker that did not start
+            throw e;
+        }
+    }
+
+    private static EmbeddedKafkaBroker startIn(Path logDir, int port, int controllerPort) throws Exception {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
@@ -85,7 +89,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         p.put("min.insync.replicas", "1");
         p.put("transaction.max.timeout.ms", "7200000");
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
-        p.put("message.max.bytes", Integer.toString(4 * 1024 * 1024));
+        p.put("message.max.bytes", Integer.toString(MAX_MESSAGE_BYTES));
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
         p.put("background.threads", "2");
@@ -111,7 +115,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             } catch (Exception ignored) {
                 // already failing
             }
-            Utils.delete(logDir.toFile());
             throw e;
         }
         return new EmbeddedKafkaBroker(logDir, server, "127.0.0.1:" + port);
@@ -122,51 +125,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Creates topics with the given partition counts (replication factor 1) and returns once every
-     * partition's leader serves requests. Producing to a partition before its leader is known makes an idempotent
-     * producer retry, and a retry right after creation has been seen to desynchronize its sequence
-     * numbers with the broker (OutOfOrderSequenceException until the delivery timeout).
+     * Creates topics with the given partition counts (replication factor 1, records up to 4 MiB) and
+     * returns once every partition's leader serves requests ({@link KafkaTopics#create}).
      */
     public void createTopics(Map<String, Integer> partitionsByTopic) throws Exception {
-        try (Admin admin = admin()) {
-            List<NewTopic> topics = partitionsByTopic.entrySet().stream()
-                    .map(e -> new NewTopic(e.getKey(), e.getValue(), (short) 1)
-                            .configs(Map.of("max.message.bytes", Integer.toString(4 * 1024 * 1024))))
-                    .toList();
-            admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!allPartitionsLed(admin, partitionsByTopic)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Partitions of " + partitionsByTopic.keySet() + " have no leader after 60 s");
-                }
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    /**
-     * Whether every partition is served by its leader: ListOffsets is answered by the leader's replica
-     * manager, so unlike the metadata it fails until the broker has really taken leadership. Writes nothing.
-     */
-    private static boolean allPartitionsLed(Admin admin, Map<String, Integer> partitionsByTopic) throws Exception {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-        partitionsByTopic.forEach((topic, partitions) -> {
-            for (int p = 0; p < partitions; p++) {
-                latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
-            }
-        });
-        try {
-            admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
-            return true;
-        } catch (java.util.concurrent.ExecutionException e) {
-            return false; // no leader yet
-        }
-    }
-
-    public Admin admin() {
-        Properties properties = new Properties();
-        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        return Admin.create(properties);
+        KafkaTopics.create(bootstrapServers, partitionsByTopic, Map.of("max.message.bytes", Integer.toString(MAX_MESSAGE_BYTES)));
     }
 
     @Override
@@ -174,12 +137,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         server.shutdown();
         server.awaitShutdown();
         Utils.delete(logDir.toFile());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     private static boolean isBindFailure(Throwable e) {

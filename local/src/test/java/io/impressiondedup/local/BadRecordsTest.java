@@ -1,7 +1,9 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.DeadLetterHeaders;
 import io.impressiondedup.testdata.TopicReader;
 import java.nio.charset.StandardCharsets;
@@ -139,7 +141,7 @@ class BadRecordsTest {
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        var header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        byte[] value = TopicReader.lastHeader(record, name);
+        return value == null ? null : new String(value, StandardCharsets.UTF_8);
     }
 }

@@ -1,9 +1,12 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.impressiondedup.job.Accounting;
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
@@ -12,14 +15,10 @@ import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopicDestination;
-import io.impressiondedup.testdata.ObservedRecords;
-import io.impressiondedup.testdata.TestDataHeaders;
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,15 +30,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.header.Header;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -70,8 +68,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
 
-    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    static final Path JAR = REPO.resolve("job/target/dedup-job.jar");
+    static final Path REPO = Repository.root();
+    static final Path JAR = Repository.jobJar();
     static final double FPP = 0.001;
     static final int RECORDS = 150_000;
     static final String GROUP = "cluster-it";
@@ -85,15 +83,18 @@ class ClusterIT {
 
     @BeforeAll
     void startCluster() throws Exception {
-        runDir = Files.createDirectories(Path.of("target/cluster-it").toAbsolutePath());
-        deleteRecursively(runDir);
-        restPort = freePort();
-        int kafkaPort = freePort();
+        assertThat(JAR).as("the shaded job jar (package the job module first)").isRegularFile();
+        runDir = Repository.buildDirectory().resolve("cluster-it");
+        FileUtils.deleteDirectory(runDir.toFile());
+        Files.createDirectories(runDir);
+        int[] ports = LoopbackPorts.free(4);
+        restPort = ports[0];
+        int kafkaPort = ports[1];
         env.put("RUN_DIR", runDir.toString());
         env.put("REST_PORT", Integer.toString(restPort));
         env.put("KAFKA_PORT", Integer.toString(kafkaPort));
-        env.put("CONTROLLER_PORT", Integer.toString(freePort()));
-        env.put("JM_RPC_PORT", Integer.toString(freePort()));
+        env.put("CONTROLLER_PORT", Integer.toString(ports[2]));
+        env.put("JM_RPC_PORT", Integer.toString(ports[3]));
         env.put("JAR", JAR.toString());
         bootstrap = "127.0.0.1:" + kafkaPort;
         script("cluster.sh", "start", "2");
@@ -102,7 +103,7 @@ class ClusterIT {
     @AfterAll
     void stopCluster() throws Exception {
         // As after a failed run: the pid files are gone; stop must still find and end every process.
-        deleteRecursively(runDir.resolve("pids"));
+        FileUtils.deleteDirectory(runDir.resolve("pids").toFile());
         script("cluster.sh", "stop");
         assertThat(processesOf(runDir)).as("processes left behind").isEmpty();
     }
@@ -129,12 +130,16 @@ class ClusterIT {
         }
         String[] jobArgs = {"--bootstrap-servers", bootstrap, "--input-topic", "bounded-impressions",
             "--output-topic", "bounded-deduplicated", "--dlq-topic", "bounded-dead-letters", "--capacity", "10000",
-            "--checkpoint-interval", "2s", "--starting-offsets", "earliest", "--group-id", "cluster-it-bounded",
+            "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
             "--transactional-id-prefix", "cluster-it-bounded", "--bounded", "true"};
         String jobName = DedupJob.jobName(DedupJobConfig.parse(jobArgs));
+        // One option only in Flink's configuration (the run request's flinkConfiguration, as -D or config.yaml would
+        // give it): the consumer group must be the one it names.
+        String groupId = "cluster-it-group-from-flink-configuration";
 
         HttpResponse<String> run = rest("POST", "/jars/" + uploadJar() + "/run", json.writeValueAsString(
-                Map.of("entryClass", DedupJob.class.getName(), "programArgsList", List.of(jobArgs), "parallelism", 2)));
+                Map.of("entryClass", DedupJob.class.getName(), "programArgsList", List.of(jobArgs), "parallelism", 2,
+                        "flinkConfiguration", Map.of("dedup.group-id", groupId))));
         assertThat(run.statusCode()).as("POST /jars/:id/run answered %s", run.body()).isEqualTo(200);
         String jobId = json.readTree(run.body()).path("jobid").asText();
         assertThat(jobId).matches("[0-9a-f]{32}");
@@ -176,7 +181,12 @@ class ClusterIT {
 
         // Where the detached submission said the account would be: the REST API (above), and the logs.
         String jobManagerLog = Files.readString(runDir.resolve("logs/jobmanager.log"));
-        assertThat(jobManagerLog).contains("Submitted job " + jobId).contains("/jobs/" + jobId + "/accumulators");
+        assertThat(jobManagerLog).contains("Submitted job " + jobId).contains("/jobs/" + jobId + "/accumulators")
+                .contains("group-id = " + groupId);
+        try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            assertThat(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS))
+                    .as("offsets committed by the group set only in Flink's configuration").isNotEmpty();
+        }
         // This test runs first on the cluster, so every account line in the TaskManager logs is this job's.
         long[] lastShares = lastLoggedShares();
         assertThat(lastShares).as("sums of the subtasks' last logged shares: input, unique, duplicates, late")
@@ -272,22 +282,7 @@ class ClusterIT {
 
     /** Creates topics (name to partitions) and waits until they have leaders. */
     private void createTopics(Map<String, Integer> partitions) throws Exception {
-        try (Admin admin = admin()) {
-            admin.createTopics(partitions.entrySet().stream().map(t -> new NewTopic(t.getKey(), t.getValue(), (short) 1)).toList())
-                    .all().get(60, TimeUnit.SECONDS);
-        }
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            waitUntil(Duration.ofSeconds(60), "partition leaders", () -> {
-                try {
-                    for (String topic : partitions.keySet()) {
-                        catchUp.endOffset(topic);
-                    }
-                    return true;
-                } catch (Exception notYet) {
-                    return false;
-                }
-            });
-        }
+        KafkaTopics.create(bootstrap, partitions, Map.of());
     }
 
     /** Records of the input topic the job has checkpointed (its group's offsets are committed on checkpoints). */
@@ -401,17 +396,7 @@ class ClusterIT {
     }
 
     private VerificationReport verify(GroundTruth truth) {
-        ObservedRecords observed = new ObservedRecords(truth.size());
-        TopicReader.readAll(bootstrap, "deduplicated", Map.of(), r -> observed.output(value(r.headers().lastHeader(TestDataHeaders.SEQ))));
-        TopicReader.readAll(bootstrap, "dead-letters", Map.of(), r -> observed.deadLetter(value(r.headers().lastHeader(TestDataHeaders.SEQ)),
-                value(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
-        return Verifier.verify(truth, observed);
-    }
-
-    private Admin admin() {
-        Properties properties = new Properties();
-        properties.put("bootstrap.servers", bootstrap);
-        return Admin.create(properties);
+        return Verifier.verifyTopics(truth, bootstrap, "deduplicated", "dead-letters");
     }
 
     private String script(String name, String... args) throws Exception {
@@ -420,7 +405,7 @@ class ClusterIT {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(REPO.toFile());
         builder.environment().putAll(env);
-        Path err = Files.createTempFile("script", ".err");
+        Path err = Files.createTempFile(runDir, "script", ".err");
         builder.redirectError(err.toFile());
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -454,21 +439,4 @@ class ClusterIT {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static byte[] value(Header header) {
-        return header == null ? null : header.value();
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        if (Files.exists(path)) {
-            try (var walk = Files.walk(path)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
 }

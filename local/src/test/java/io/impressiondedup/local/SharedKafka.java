@@ -1,6 +1,5 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
-import io.impressiondedup.job.local.EmbeddedKafkaBroker;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -1,16 +1,17 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.job.Accounting;
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.ImpressionSource;
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.testdata.Generation;
+import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaTopicDestination;
-import io.impressiondedup.testdata.ObservedRecords;
-import io.impressiondedup.testdata.TestDataHeaders;
-import io.impressiondedup.testdata.TopicReader;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.nio.file.Path;
@@ -18,7 +19,6 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,15 +82,6 @@ class EndToEndTest {
     }
 
     static VerificationReport verify(GroundTruth truth, String[] topics) throws Exception {
-        ObservedRecords observed = new ObservedRecords(truth.size());
-        String servers = SharedKafka.broker().bootstrapServers();
-        TopicReader.readAll(servers, topics[1], Map.of(), r -> observed.output(value(r.headers().lastHeader(TestDataHeaders.SEQ))));
-        TopicReader.readAll(servers, topics[2], Map.of(), r -> observed.deadLetter(value(r.headers().lastHeader(TestDataHeaders.SEQ)),
-                value(r.headers().lastHeader(TestDataHeaders.DEAD_LETTER_REASON))));
-        return Verifier.verify(truth, observed);
-    }
-
-    private static byte[] value(Header header) {
-        return header == null ? null : header.value();
+        return Verifier.verifyTopics(truth, SharedKafka.broker().bootstrapServers(), topics[1], topics[2]);
     }
 }

@@ -1,10 +1,11 @@
-package io.impressiondedup.job;
+package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.io.KafkaChecks;
-import io.impressiondedup.state.cli.InvalidCommandLineException;
 import org.junit.jupiter.api.Test;
 
 /** What the job checks against the brokers before it starts, on a real broker. */
@@ -30,7 +31,7 @@ class KafkaChecksTest {
         String[] topics = SharedKafka.topics("checks-missing", 1);
         String[] withMissing = {topics[0], "never-created-out", topics[2]};
         assertThatThrownBy(() -> KafkaChecks.checkBrokers(config(withMissing, "--duplicates-topic", "never-created-dups")))
-                .isInstanceOf(InvalidCommandLineException.class)
+                .isInstanceOf(InvalidOptionException.class)
                 .hasMessageContaining("--output-topic 'never-created-out'")
                 .hasMessageContaining("--duplicates-topic 'never-created-dups'")
                 .hasMessageNotContaining(topics[0]);
@@ -41,7 +42,7 @@ class KafkaChecksTest {
         String[] topics = SharedKafka.topics("checks-timeout", 1);
         // The embedded broker allows transactions of up to 2 hours (EmbeddedKafkaBroker).
         assertThatThrownBy(() -> KafkaChecks.checkBrokers(config(topics, "--transaction-timeout", "3h")))
-                .isInstanceOf(InvalidCommandLineException.class)
+                .isInstanceOf(InvalidOptionException.class)
                 .hasMessageContaining("--transaction-timeout 10800s exceeds the brokers' transaction.max.timeout.ms (7200s)");
         assertThatCode(() -> KafkaChecks.checkBrokers(config(topics, "--transaction-timeout", "3h", "--delivery", "at-least-once")))
                 .doesNotThrowAnyException();

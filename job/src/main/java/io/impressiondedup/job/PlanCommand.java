@@ -1,0 +1,54 @@
+package io.impressiondedup.job;
+
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.state.plan.CapacityReport;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.io.PrintStream;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The {@code plan} command: prints the {@link CapacityReport} of a planned deployment, from the same
+ * options the job takes ({@link DedupJobOptions#PLAN}: {@code --capacity}, {@code --fpp}, ...), turned
+ * into a plan by the same function the job uses ({@link DedupJobConfig#plan}), so the report is the
+ * plan the job will run.
+ */
+public final class PlanCommand {
+
+    static final String USAGE = "plan --capacity <unique impressions per bucket> [--name value ...]";
+
+    private PlanCommand() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the command; returns the exit code (0 ok, 2 bad command line). */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        try {
+            if (OptionSources.helpRequested(args)) {
+                out.print(OptionSources.help(USAGE, "Prints the Bloom filter sizing, memory, checkpoint size and truncation collisions of a"
+                        + " planned deployment, next to the state exact dedup would need.", DedupJobOptions.PLAN, false));
+                return 0;
+            }
+            out.print(new CapacityReport(plan(args)).render());
+            return 0;
+        } catch (InvalidOptionException e) {
+            err.println("plan: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    /** The plan of the arguments, as the job would build it from the same arguments. */
+    static DedupPlan plan(String... args) {
+        Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, DedupJobOptions.PLAN, false));
+        DedupJobConfig.check(options, DedupJobOptions.PLAN);
+        if (!options.contains(DedupJobOptions.CAPACITY)) {
+            throw new InvalidOptionException("Missing required option --" + DedupJobOptions.CAPACITY.key() + ": "
+                    + DedupJobOptions.descriptionOf(DedupJobOptions.CAPACITY) + " Run with --help for the list.");
+        }
+        return DedupJobConfig.plan(options);
+    }
+}

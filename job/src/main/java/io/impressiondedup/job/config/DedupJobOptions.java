@@ -1,0 +1,273 @@
+package io.impressiondedup.job.config;
+
+import io.impressiondedup.operators.dedup.LatePolicy;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+
+/**
+ * Every option of the dedup job, declared once: a typed {@code ConfigOption} with its default and
+ * description, and next to it the rule its value must meet ({@link #rules()}). The job, the {@code
+ * plan} command and the local run all read these.
+ *
+ * <p>Where values come from ({@link OptionSources}): program arguments {@code --name value}, a
+ * properties file given by {@code --config}, and Flink's own configuration ({@code config.yaml},
+ * {@code -D}, a FlinkDeployment's {@code flinkConfiguration}) under the prefix {@value
+ * #FLINK_CONFIG_PREFIX}, e.g. {@code dedup.input-topic: impressions}; program arguments win over the
+ * file, which wins over Flink's configuration. Kafka client properties are {@code kafka.<property>}
+ * (program arguments: {@code --kafka.security.protocol SASL_SSL}; Flink configuration:
+ * {@code dedup.kafka.security.protocol}).
+ */
+public final class DedupJobOptions {
+
+    /** Prefix of the job's options in Flink's configuration. */
+    public static final String FLINK_CONFIG_PREFIX = "dedup.";
+    /** Prefix of Kafka client properties passed to every Kafka client of the job. */
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
+            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics.");
+    public static final ConfigOption<String> INPUT_TOPIC = ConfigOptions.key("input-topic").stringType().noDefaultValue()
+            .withDescription("Topic of JSON impressions to deduplicate.");
+    public static final ConfigOption<String> OUTPUT_TOPIC = ConfigOptions.key("output-topic").stringType().noDefaultValue()
+            .withDescription("Topic the first impression of each (request, ad) is written to, bytes unchanged.");
+    public static final ConfigOption<String> DLQ_TOPIC = ConfigOptions.key("dlq-topic").stringType().noDefaultValue()
+            .withDescription("Dead-letter topic: malformed, oversized, late and far-future records, with a dedup.reason header.");
+    public static final ConfigOption<String> DUPLICATES_TOPIC = ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
+            .withDescription("Optional audit topic for the dropped duplicates (off unless given).");
+    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("group-id").stringType().defaultValue("impression-dedup")
+            .withDescription("Kafka consumer group id (offsets are committed on checkpoints, for monitoring lag).");
+    public static final ConfigOption<StartingOffsets> STARTING_OFFSETS = ConfigOptions.key("starting-offsets")
+            .enumType(StartingOffsets.class).defaultValue(StartingOffsets.COMMITTED)
+            .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest.");
+    public static final ConfigOption<Boolean> BOUNDED = ConfigOptions.key("bounded").booleanType().defaultValue(false)
+            .withDescription("Read up to the end offsets present at start, then finish: for backfills and tests.");
+
+    public static final ConfigOption<Long> CAPACITY = ConfigOptions.key("capacity").longType().noDefaultValue()
+            .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
+                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command.");
+    public static final ConfigOption<Double> FPP = ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
+            .withDescription("End-to-end false-positive rate: the share of unique impressions wrongly dropped.");
+    public static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
+            .withDescription("Event-time bucket size; divides a day or is whole days.");
+    public static final ConfigOption<Duration> RETENTION = ConfigOptions.key("retention").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_RETENTION)
+            .withDescription("Copies whose event times are at most this far apart are duplicates.");
+    public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
+            .defaultValue(TimeBuckets.DEFAULT_ALLOWED_LATENESS)
+            .withDescription("How far behind the watermark a record's event time may be and still be deduplicated normally"
+                    + " (mobile and offline clients flush hours late). Each day of it keeps one more daily filter in state."
+                    + " A record further behind is still checked against the live buckets; only a miss is late.");
+    public static final ConfigOption<String> ZONE = ConfigOptions.key("zone").stringType().defaultValue("UTC")
+            .withDescription("Time zone whose midnight bucket boundaries align to.");
+    public static final ConfigOption<Integer> KEY_BITS = ConfigOptions.key("key-bits").intType()
+            .defaultValue(FingerprintScheme.DEFAULT_KEY_BITS)
+            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128.");
+    public static final ConfigOption<Integer> MAX_PARALLELISM = ConfigOptions.key("max-parallelism").intType().defaultValue(128)
+            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state.");
+    public static final ConfigOption<Integer> SHARDS = ConfigOptions.key("shards").intType().noDefaultValue()
+            .withDescription("Shards of the request-id hash; default: max parallelism, so each key group owns one shard."
+                    + " Fixed for the life of the state.");
+    public static final ConfigOption<Integer> PAGE_BYTES = ConfigOptions.key("page-bytes").intType().noDefaultValue()
+            .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets. Default:"
+                    + " 256 with rocksdb (each record reads and writes one group of pages: small values are cheaper),"
+                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits).");
+    public static final ConfigOption<Duration> STATE_TTL = ConfigOptions.key("state-ttl").durationType().noDefaultValue()
+            .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
+                    + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"
+                    + " lateness + bucket size + 7 days. An outage longer than this loses the dedup state of the buckets it spans.");
+    public static final ConfigOption<LatePolicy> LATE_POLICY = ConfigOptions.key("late-policy").enumType(LatePolicy.class)
+            .defaultValue(LatePolicy.DEAD_LETTER)
+            .withDescription("What happens to a late record that is not a copy of a live one: dead-letter (reason late),"
+                    + " emit (forwarded with header dedup.late=true) or drop (counted only).");
+    public static final ConfigOption<Boolean> RESET_LATENESS_WATERMARK = ConfigOptions.key("reset-lateness-watermark").booleanType()
+            .defaultValue(false)
+            .withDescription("On restore, forget the lateness watermark kept in the savepoint and judge lateness by the new"
+                    + " run's watermark only. For recovering from a watermark pushed too far by bad data; records whose"
+                    + " copies' buckets were already dropped then pass as new.");
+
+    public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = ConfigOptions.key("max-out-of-orderness").durationType()
+            .defaultValue(Duration.ofMinutes(5))
+            .withDescription("Watermark delay behind the highest event time seen.");
+    public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
+            .withDescription("A partition without a valid impression for this long (nothing, or only dead letters) stops holding"
+                    + " the watermark back; its next impression makes it count again.");
+    public static final ConfigOption<Duration> MAX_FUTURE_SKEW = ConfigOptions.key("max-future-skew").durationType()
+            .defaultValue(Duration.ofHours(1))
+            .withDescription("Records dated further than this ahead of processing time are dead-lettered and do not move"
+                    + " the watermark.");
+    public static final ConfigOption<String> MIN_EVENT_TIME = ConfigOptions.key("min-event-time").stringType()
+            .defaultValue(ParserSettings.DEFAULT_MIN_EVENT_TIME.toString())
+            .withDescription("Records dated before this ISO-8601 instant are dead-lettered as malformed: no impression is that"
+                    + " old, and such a time would otherwise be a watermark hazard.");
+    public static final ConfigOption<Integer> MAX_RECORD_BYTES = ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
+            .withDescription("Larger records (key + value) are dead-lettered as oversized.");
+    public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
+            .withDescription("JSON field holding the request id (a string).");
+    public static final ConfigOption<String> AD_ID_FIELD = ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
+            .withDescription("JSON field holding the ad id (a string or an integer).");
+    public static final ConfigOption<String> TIMESTAMP_FIELD = ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
+            .withDescription("JSON field holding the event time: epoch milliseconds or an ISO-8601 string.");
+
+    public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
+            .withDescription("Job parallelism. Default: Flink's parallelism.default.");
+    public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("state-backend")
+            .enumType(StateBackendType.class).defaultValue(StateBackendType.ROCKSDB)
+            .withDescription("rocksdb (incremental checkpoints; state larger than memory) or hashmap (state on the heap)."
+                    + " Default: Flink's state.backend.type if set, else rocksdb.");
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("checkpoint-interval").durationType()
+            .defaultValue(Duration.ofSeconds(30))
+            .withDescription("Checkpoint interval; output becomes visible to read_committed consumers at each checkpoint."
+                    + " Default: Flink's execution.checkpointing.interval if set, else 30s.");
+    public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("checkpoint-dir").stringType().noDefaultValue()
+            .withDescription("Checkpoint directory URI (file://, s3://, ...). Default: Flink's execution.checkpointing.dir.");
+    public static final ConfigOption<DeliveryGuarantee> DELIVERY = ConfigOptions.key("delivery").enumType(DeliveryGuarantee.class)
+            .defaultValue(DeliveryGuarantee.EXACTLY_ONCE)
+            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once.");
+    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = ConfigOptions.key("transactional-id-prefix").stringType()
+            .defaultValue("impression-dedup")
+            .withDescription("Prefix of the sinks' Kafka transactional ids; unique per job on a Kafka cluster.");
+    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = ConfigOptions.key("transaction-timeout").durationType()
+            .defaultValue(Duration.ofMinutes(15))
+            .withDescription("Kafka transaction timeout of the exactly-once sinks: above the checkpoint interval, at most"
+                    + " the brokers' transaction.max.timeout.ms (15 min by default).");
+
+    /** Every option, in the order of {@code --help}. */
+    public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
+            GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS, MAX_PARALLELISM,
+            SHARDS, PAGE_BYTES, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, PARALLELISM, STATE_BACKEND,
+            CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
+
+    /** The options without a default that the job cannot run without. */
+    public static final Set<ConfigOption<?>> REQUIRED = Set.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, CAPACITY);
+
+    /** The options that decide the Bloom filters' sizing and time buckets: what the {@code plan} command takes. */
+    public static final List<ConfigOption<?>> PLAN = List.of(CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
+            MAX_PARALLELISM, SHARDS, PAGE_BYTES, STATE_BACKEND);
+
+    /** A rule an option's value (given or default) must meet, and how to say what was expected. */
+    public static final class Rule<T> {
+        final ConfigOption<T> option;
+        final Predicate<T> valid;
+        final String expected;
+
+        private Rule(ConfigOption<T> option, Predicate<T> valid, String expected) {
+            this.option = option;
+            this.valid = valid;
+            this.expected = expected;
+        }
+    }
+
+    private static final Map<String, Rule<?>> RULES = new LinkedHashMap<>();
+
+    static {
+        rule(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001");
+        rule(CAPACITY, c -> c > 0, "a positive number of impressions per bucket");
+        rule(BUCKET_SIZE, DedupJobOptions::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d");
+        rule(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d");
+        rule(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)");
+        rule(ZONE, DedupJobOptions::isZone, "a time zone id such as UTC, +02:00 or Europe/Paris");
+        rule(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]");
+        rule(MAX_PARALLELISM, p -> p >= 1 && p <= 32768, "an integer in [1, 32768]");
+        rule(SHARDS, s -> s >= 1, "a positive number of shards");
+        rule(PAGE_BYTES, b -> b >= 64 && b <= 65536 && Integer.bitCount(b) == 1, "a power of two in [64, 65536]");
+        rule(STATE_TTL, d -> !d.isNegative(), "a duration, or 0 to disable");
+        rule(MAX_OUT_OF_ORDERNESS, d -> !d.isNegative(), "a non-negative duration, e.g. 5min");
+        rule(IDLENESS, d -> d.toMillis() > 0, "a positive duration, e.g. 1min");
+        rule(MAX_FUTURE_SKEW, d -> !d.isNegative(), "a non-negative duration, e.g. 1h");
+        rule(MIN_EVENT_TIME, DedupJobOptions::isInstant, "an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
+        rule(MAX_RECORD_BYTES, b -> b > 0, "a positive number of bytes");
+        rule(REQUEST_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
+        rule(AD_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
+        rule(TIMESTAMP_FIELD, f -> !f.isBlank(), "a JSON field name");
+        rule(PARALLELISM, p -> p >= 1, "a positive parallelism");
+        rule(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s");
+        rule(DELIVERY, d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");
+        rule(TRANSACTIONAL_ID_PREFIX, p -> !p.isBlank(), "a non-blank prefix");
+        rule(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration");
+        rule(BOOTSTRAP_SERVERS, s -> !s.isBlank(), "host:port[,host:port...]");
+    }
+
+    private DedupJobOptions() {}
+
+    private static <T> void rule(ConfigOption<T> option, Predicate<T> valid, String expected) {
+        RULES.put(option.key(), new Rule<>(option, valid, expected));
+    }
+
+    /** The rule of {@code option}, or {@code null}. */
+    @SuppressWarnings("unchecked")
+    static <T> Rule<T> ruleOf(ConfigOption<T> option) {
+        return (Rule<T>) RULES.get(option.key());
+    }
+
+    /** What a valid value of {@code option} looks like, for help and error messages. */
+    public static String expectation(ConfigOption<?> option) {
+        Rule<?> rule = RULES.get(option.key());
+        if (rule != null) {
+            return rule.expected;
+        }
+        if (option.hasDefaultValue() && option.defaultValue() instanceof Enum) {
+            List<String> values = new ArrayList<>();
+            for (Object constant : option.defaultValue().getClass().getEnumConstants()) {
+                values.add(constant.toString());
+            }
+            return "one of " + values;
+        }
+        return option.hasDefaultValue() && option.defaultValue() instanceof Boolean ? "true or false" : "a value";
+    }
+
+    /** The option's description as plain text. */
+    public static String descriptionOf(ConfigOption<?> option) {
+        return new org.apache.flink.configuration.description.HtmlFormatter().format(option.description()).replaceAll("<[^>]+>", "");
+    }
+
+    /** Options by key. */
+    public static Map<String, ConfigOption<?>> byKey() {
+        Map<String, ConfigOption<?>> byKey = new LinkedHashMap<>();
+        for (ConfigOption<?> option : ALL) {
+            byKey.put(option.key(), option);
+        }
+        return Collections.unmodifiableMap(byKey);
+    }
+
+    /** Whether {@code size} is a valid {@link TimeBuckets} size. */
+    public static boolean isBucketSize(Duration size) {
+        long millis = size.toMillis();
+        long day = Duration.ofDays(1).toMillis();
+        return millis >= Duration.ofMinutes(1).toMillis() && (day % millis == 0 || millis % day == 0);
+    }
+
+    private static boolean isZone(String zone) {
+        try {
+            ZoneId.of(zone);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean isInstant(String value) {
+        try {
+            Instant.parse(value);
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+}

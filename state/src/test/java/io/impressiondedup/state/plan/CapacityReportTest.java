@@ -1,0 +1,28 @@
+package io.impressiondedup.state.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class CapacityReportTest {
+
+    @Test
+    void theReportedFiguresFollowFromThePlan() {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(2_000_000_000L).build();
+        CapacityReport report = new CapacityReport(plan);
+
+        assertThat(report.totalBytes()).isEqualTo(report.bytesPerShardBucket() * plan.liveBuckets() * 128);
+        assertThat(report.truncationCollisionsPerBucket()).isEqualTo(4e18 / Math.pow(2, 65));
+        assertThat(report.bitsPerImpression()).isBetween(20.0, 24.0);
+        assertThat(report.exactDedupBytes()).isEqualTo(2_000_000_000L * 2 * CapacityReport.EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB);
+    }
+
+    @Test
+    void theAllowedLatenessCostsOneMoreLiveDailyFilterPerDay() {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000L).build();
+        assertThat(plan.liveBuckets()).isEqualTo(5);
+        assertThat(DedupPlan.liveBuckets(plan.timeBuckets().withAllowedLateness(java.time.Duration.ZERO))).isEqualTo(4);
+        assertThat(DedupPlan.liveBuckets(plan.timeBuckets().withAllowedLateness(java.time.Duration.ofDays(3)))).isEqualTo(7);
+        assertThat(new CapacityReport(plan).render()).contains("Allowed lateness:              1 d: costs 1 more live bucket(s)");
+    }
+}
