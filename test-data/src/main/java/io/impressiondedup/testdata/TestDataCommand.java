@@ -83,11 +83,24 @@ public final class TestDataCommand {
     }
 
     /** {@code test-data generate}. */
+    /** What both commands take besides their options: {@code --kafka.<property>} arguments, the spec, the tool. */
+    abstract static class Subcommand implements Callable<Integer> {
+        /** {@code --kafka.<property> value} pairs (picocli has no option prefixes); anything else is rejected. */
+        @Unmatched
+        List<String> unmatched = new ArrayList<>();
+
+        @Spec
+        CommandSpec spec;
+
+        @ParentCommand
+        TestDataCommand parent;
+    }
+
     @Command(name = "generate", footerHeading = "%nPassed through:%n",
             description = "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
                     + " Kafka topic, and their ground truth.",
             footer = "  --kafka.<property> <value>   Passed to the Kafka producer, e.g. --kafka.security.protocol SASL_SSL")
-    static final class Generate implements Callable<Integer> {
+    static final class Generate extends Subcommand {
 
         @Option(names = "--count", defaultValue = "1000000", description = "Records to generate.")
         long count;
@@ -173,15 +186,6 @@ public final class TestDataCommand {
         @Option(names = "--rate", defaultValue = "0", description = "Records per second to produce at; 0 for as fast as possible.")
         double rate;
 
-        @Unmatched
-        List<String> unmatched = new ArrayList<>();
-
-        @Spec
-        CommandSpec spec;
-
-        @ParentCommand
-        TestDataCommand parent;
-
         @Override
         public Integer call() throws IOException {
             Map<String, String> kafkaProperties = kafkaProperties(spec, unmatched);
@@ -238,7 +242,7 @@ public final class TestDataCommand {
             description = "Compares the job's output and dead-letter topics (or files) with the ground truth; exits 1 if a bound is"
                     + " broken.",
             footer = "  --kafka.<property> <value>   Passed to the Kafka consumer, e.g. --kafka.security.protocol SASL_SSL")
-    static final class Verify implements Callable<Integer> {
+    static final class Verify extends Subcommand {
 
         @Option(names = "--truth", required = true, description = "Ground-truth CSV written by generate (required).")
         Path truth;
@@ -299,15 +303,6 @@ public final class TestDataCommand {
 
         @Option(names = "--await-timeout", defaultValue = "5min", description = "How long --await-group waits before failing.")
         Duration awaitTimeout;
-
-        @Unmatched
-        List<String> unmatched = new ArrayList<>();
-
-        @Spec
-        CommandSpec spec;
-
-        @ParentCommand
-        TestDataCommand parent;
 
         @Override
         public Integer call() throws IOException {
