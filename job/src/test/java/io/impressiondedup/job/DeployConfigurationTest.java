@@ -103,6 +103,15 @@ class DeployConfigurationTest {
     }
 
     @Test
+    void restartsBackOffExponentiallyOnTheClusterAndOnKubernetes() throws Exception {
+        JsonNode cluster = YAML.readTree(Files.readString(REPO.resolve("deploy/conf/config.yaml")).replace("@RUN_DIR@", "/tmp/run"));
+        assertThat(cluster.path("restart-strategy").path("type").asText()).isEqualTo("exponential-delay");
+        assertThat(cluster.path("restart-strategy").path("exponential-delay").path("max-backoff").asText()).isEqualTo("1 min");
+        JsonNode kubernetes = deployment().path("spec").path("flinkConfiguration");
+        assertThat(kubernetes.path("restart-strategy.type").asText()).isEqualTo("exponential-delay");
+    }
+
+    @Test
     void everyFlinkConfigurationKeyIsAnOptionFlinkKnows() throws Exception {
         Set<String> known = knownFlinkKeys();
         List<String> unknown = new ArrayList<>();
