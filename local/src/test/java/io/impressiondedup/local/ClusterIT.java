@@ -129,7 +129,12 @@ class ClusterIT {
         String[] jobArgs = {"--bootstrap-servers", bootstrap, "--input-topic", "bounded-impressions",
             "--output-topic", "bounded-deduplicated", "--dlq-topic", "bounded-dead-letters", "--capacity", "10000",
             "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
-            "--transactional-id-prefix", "cluster-it-bounded", "--bounded", "true"};
+            "--transactional-id-prefix", "cluster-it-bounded", "--bounded", "true",
+            // Secrets (unused over PLAINTEXT, so the run is unaffected): none may appear in any log of the cluster.
+            "--kafka.ssl.keystore.key", SECRETS.get(0), "--kafka.ssl.key.password", SECRETS.get(1),
+            "--kafka.sasl.oauthbearer.assertion.private.key.passphrase", SECRETS.get(2), "--kafka.ssl.truststore.password", SECRETS.get(3),
+            "--kafka.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
+                    + SECRETS.get(4) + "\";"};
         String jobName = DedupJob.jobName(DedupJobConfig.parse(jobArgs));
         // One option only in Flink's configuration (the run request's flinkConfiguration, as -D or config.yaml would
         // give it): the consumer group must be the one it names.
@@ -187,6 +192,7 @@ class ClusterIT {
         long[] lastShares = lastLoggedShares();
         assertThat(lastShares).as("sums of the subtasks' last logged shares: input, unique, duplicates, late")
                 .containsExactly(input, unique, duplicates, late);
+        assertNoSecretInTheLogs();
         System.out.printf("bounded detached run took %.0f s%n", (System.nanoTime() - started) / 1e9);
     }
 
@@ -331,6 +337,26 @@ class ClusterIT {
 
     private URI restUri(String path) {
         return URI.create("http://127.0.0.1:" + restPort + path);
+    }
+
+    /** Values of the secret Kafka options the detached run is given. */
+    private static final List<String> SECRETS = List.of("pem-secret-7f3a", "key-password-secret-91c2", "oauth-passphrase-secret-4d0e",
+            "truststore-secret-b83f", "jaas-password-secret-e61d");
+
+    /** Every log the cluster wrote (JobManager, TaskManagers, their .out files), scanned for the secrets' values. */
+    private void assertNoSecretInTheLogs() throws IOException {
+        List<String> leaks = new ArrayList<>();
+        try (var logs = Files.newDirectoryStream(runDir.resolve("logs"))) {
+            for (Path log : logs) {
+                String text = Files.readString(log, StandardCharsets.ISO_8859_1);
+                for (String secret : SECRETS) {
+                    if (text.contains(secret)) {
+                        leaks.add(secret + " in " + log.getFileName());
+                    }
+                }
+            }
+        }
+        assertThat(leaks).as("secret option values written to the cluster's logs").isEmpty();
     }
 
     private static final Pattern PARSE_SHARE = Pattern.compile("Checkpoint (\\d+), parse subtask (\\d+): input (\\d+) ");
