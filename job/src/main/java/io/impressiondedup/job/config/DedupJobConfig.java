@@ -55,6 +55,7 @@ public final class DedupJobConfig implements Serializable {
     private final Integer parallelism;
     private final DedupSettings dedupSettings;
     private final ParserSettings parserSettings;
+    private final int maxHeaders;
     private final Duration maxOutOfOrderness;
     private final Duration idleness;
     private final StateBackendType stateBackend;
@@ -93,6 +94,7 @@ public final class DedupJobConfig implements Serializable {
         }
         parserSettings = new ParserSettings(options.get(REQUEST_ID_FIELD), options.get(AD_ID_FIELD), options.get(TIMESTAMP_FIELD),
                 options.get(MAX_RECORD_BYTES), options.get(MAX_FUTURE_SKEW), Instant.parse(options.get(MIN_EVENT_TIME)));
+        maxHeaders = options.get(MAX_HEADERS);
         maxOutOfOrderness = options.get(MAX_OUT_OF_ORDERNESS);
         idleness = options.get(IDLENESS);
         checkpointInterval = options.get(CHECKPOINT_INTERVAL);
@@ -228,6 +230,11 @@ public final class DedupJobConfig implements Serializable {
 
     public ParserSettings parserSettings() {
         return parserSettings;
+    }
+
+    /** Records with more headers are dead-lettered at the source ({@code --max-headers}). */
+    public int maxHeaders() {
+        return maxHeaders;
     }
 
     public int maxParallelism() {

@@ -1,6 +1,7 @@
 package io.impressiondedup.job.config;
 
 import io.impressiondedup.operators.dedup.LatePolicy;
+import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
@@ -116,7 +117,12 @@ public final class DedupJobOptions {
             .withDescription("Records dated before this ISO-8601 instant are dead-lettered as malformed: no impression is that"
                     + " old, and such a time would otherwise be a watermark hazard.");
     public static final ConfigOption<Integer> MAX_RECORD_BYTES = ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
-            .withDescription("Larger records (key + value) are dead-lettered as oversized.");
+            .withDescription("Larger records (key + value + header keys and values) are dead-lettered as oversized (without"
+                    + " their headers if those alone are larger).");
+    public static final ConfigOption<Integer> MAX_HEADERS = ConfigOptions.key("max-headers").intType().defaultValue(64)
+            .withDescription("Records with more Kafka headers are dead-lettered as malformed, without their headers. An"
+                    + " impression carries a handful (tracing, schema id, producer metadata); thousands are an attack or a bug,"
+                    + " and every header is copied through the job.");
     public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
             .withDescription("JSON field holding the request id (a string).");
     public static final ConfigOption<String> AD_ID_FIELD = ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
@@ -151,7 +157,7 @@ public final class DedupJobOptions {
     public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS, MAX_PARALLELISM,
             SHARDS, PAGE_BYTES, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, PARALLELISM, STATE_BACKEND,
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, PARALLELISM, STATE_BACKEND,
             CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
     /** The options without a default that the job cannot run without. */
@@ -193,6 +199,9 @@ public final class DedupJobOptions {
         rule(MAX_FUTURE_SKEW, d -> !d.isNegative(), "a non-negative duration, e.g. 1h");
         rule(MIN_EVENT_TIME, DedupJobOptions::isInstant, "an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
         rule(MAX_RECORD_BYTES, b -> b > 0, "a positive number of bytes");
+        rule(MAX_HEADERS, h -> h >= 0 && h <= RawKafkaRecord.MAX_ADMITTED_HEADERS,
+                "an integer in [0, " + RawKafkaRecord.MAX_ADMITTED_HEADERS + "] (the record format carries at most "
+                        + RawKafkaRecord.MAX_HEADERS + " headers, some kept for the job's own)");
         rule(REQUEST_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
         rule(AD_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
         rule(TIMESTAMP_FIELD, f -> !f.isBlank(), "a JSON field name");

@@ -1,6 +1,33 @@
 package io.impressiondedup.job.io;
 
-/** Headers the job adds to every dead letter, next to the record's own. */
+/**
+ * Headers the job adds to every dead letter, after the record's own.
+ *
+ * <p><b>The contract.</b> A dead letter is the original record (key, value, timestamp, headers) plus
+ * {@link #REASON}, {@link #ERROR}, {@link #SOURCE_TOPIC}, {@link #SOURCE_PARTITION} and {@link
+ * #SOURCE_OFFSET}, always. Two exceptions change what is kept of the original:
+ *
+ * <ul>
+ *   <li><b>Headers dropped at the source.</b> A record with more headers than {@code --max-headers}
+ *       ({@code malformed}), or whose headers alone are more bytes than {@code --max-record-bytes}
+ *       ({@code oversized}), is dead-lettered without any of its headers; {@link #ERROR} gives the
+ *       count or size, the option, and says so. (A record oversized by its key and value keeps its
+ *       headers.)
+ *   <li><b>Truncated to fit.</b> A dead letter is never larger than the dead-letter topic can take:
+ *       the smaller of the topic's {@code max.message.bytes} (read from the brokers at start; 1 MiB if
+ *       they cannot tell) and the producer's {@code max.request.size} ({@code kafka.max.request.size},
+ *       2 MiB by default), minus a safety margin of 1 KiB + 1/128 of it for the batch framing and
+ *       compression (sizes counted as Kafka's producer counts them: key, value, headers and record
+ *       overhead). A dead letter that would be larger is written with its value cut to the first
+ *       bytes that fit, and with {@link #TRUNCATED} {@code true}, {@link #ORIGINAL_SIZE} and {@link
+ *       #PAYLOAD_SHA256} (of the whole original value: match it against the input topic). If the
+ *       record's own headers leave no room for any value, they are dropped too ({@link
+ *       #DROPPED_HEADERS}); if the key alone does not fit, it is cut the same way ({@link
+ *       #ORIGINAL_KEY_SIZE}). The first dead letter that had to be truncated is logged by the sink.
+ * </ul>
+ *
+ * All values are UTF-8 text; numbers in decimal.
+ */
 public final class DeadLetterHeaders {
 
     /** malformed, oversized, late or future-timestamp. */
@@ -10,6 +37,16 @@ public final class DeadLetterHeaders {
     public static final String SOURCE_TOPIC = "dedup.source.topic";
     public static final String SOURCE_PARTITION = "dedup.source.partition";
     public static final String SOURCE_OFFSET = "dedup.source.offset";
+    /** {@code true} on a dead letter whose value (and perhaps key or headers) was cut to fit the topic; absent otherwise. */
+    public static final String TRUNCATED = "dedup.truncated";
+    /** On a truncated dead letter: the original value's size in bytes ({@code -1} for a null value). */
+    public static final String ORIGINAL_SIZE = "dedup.original-size";
+    /** On a truncated dead letter: the SHA-256 of the whole original value, 64 lowercase hex digits (absent for a null value). */
+    public static final String PAYLOAD_SHA256 = "dedup.payload-sha256";
+    /** On a truncated dead letter whose own headers did not fit: how many were dropped. */
+    public static final String DROPPED_HEADERS = "dedup.dropped-headers";
+    /** On a truncated dead letter whose key did not fit: the original key's size in bytes (the key is cut like the value). */
+    public static final String ORIGINAL_KEY_SIZE = "dedup.original-key-size";
 
     private DeadLetterHeaders() {}
 }

@@ -35,6 +35,13 @@ public final class KafkaChecks {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaChecks.class);
     static final String BROKER_MAX_TIMEOUT = "transaction.max.timeout.ms";
+    static final String TOPIC_MAX_MESSAGE_BYTES = "max.message.bytes";
+    /**
+     * What the dead letters are sized for when the brokers cannot tell the dead-letter topic's {@value
+     * #TOPIC_MAX_MESSAGE_BYTES}: 1 MiB, just under Kafka's default (1 MiB + 12 bytes), so safe on a
+     * topic left at the default and rarely too small elsewhere.
+     */
+    public static final int DEFAULT_TOPIC_MAX_MESSAGE_BYTES = 1024 * 1024;
 
     private KafkaChecks() {}
 
@@ -54,6 +61,34 @@ public final class KafkaChecks {
                 checkTransactionTimeout(config.transactionTimeout(), brokerMax);
             }
         }
+    }
+
+    /**
+     * The dead-letter topic's {@value #TOPIC_MAX_MESSAGE_BYTES} (its own, or the brokers' default it
+     * inherits): the largest record batch the brokers take on it, which the dead letters are sized to
+     * fit ({@link KafkaConnectors#deadLetterSink}). If the brokers cannot tell (unreachable, no
+     * permission to describe configurations, topic missing), a warning and {@link
+     * #DEFAULT_TOPIC_MAX_MESSAGE_BYTES}.
+     */
+    public static int deadLetterTopicMaxMessageBytes(DedupJobConfig config) {
+        try (Admin admin = Admin.create(adminProperties(config))) {
+            return topicMaxMessageBytes(admin, config.dlqTopic());
+        } catch (Exception e) {
+            LOG.warn("Could not read {} of --{} {} ({}); sizing dead letters for {} bytes", TOPIC_MAX_MESSAGE_BYTES,
+                    DedupJobOptions.DLQ_TOPIC.key(), config.dlqTopic(), e.getCause() != null ? e.getCause().toString() : e.toString(),
+                    DEFAULT_TOPIC_MAX_MESSAGE_BYTES);
+            return DEFAULT_TOPIC_MAX_MESSAGE_BYTES;
+        }
+    }
+
+    static int topicMaxMessageBytes(Admin admin, String topic) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+        ConfigEntry entry = config == null ? null : config.get(TOPIC_MAX_MESSAGE_BYTES);
+        if (entry == null || entry.value() == null) {
+            throw new IllegalStateException("the brokers did not report it");
+        }
+        return Integer.parseInt(entry.value());
     }
 
     /**

@@ -11,6 +11,23 @@ import java.util.Objects;
  */
 public final class RawKafkaRecord {
 
+    /**
+     * The most headers a record can carry through the job: {@link RawKafkaRecordFormat} refuses more,
+     * on write as on read. The source never admits that many ({@link #MAX_ADMITTED_HEADERS}).
+     */
+    public static final int MAX_HEADERS = 65_536;
+    /** Headers the job may add to a record it admitted (today one, {@code dedup.late}), kept free below {@link #MAX_HEADERS}. */
+    public static final int HEADERS_RESERVED_FOR_THE_JOB = 16;
+    /** The highest header count the source may admit ({@code --max-headers} cannot exceed it). */
+    public static final int MAX_ADMITTED_HEADERS = MAX_HEADERS - HEADERS_RESERVED_FOR_THE_JOB;
+    /**
+     * The longest key, value or header value the wire format carries: about the largest byte array a
+     * JVM allocates, and more than Kafka can deliver (a record batch, with at least 61 bytes of
+     * overhead, is sized by an int), so every key and value the source passes on, whole in a dead
+     * letter included.
+     */
+    public static final int MAX_BYTES = Integer.MAX_VALUE - 8;
+
     private static final String[] NO_HEADER_KEYS = new String[0];
     private static final byte[][] NO_HEADER_VALUES = new byte[0][];
 
