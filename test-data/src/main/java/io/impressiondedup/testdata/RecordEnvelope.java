@@ -163,6 +163,11 @@ public final class RecordEnvelope {
         return true;
     }
 
+    /**
+     * Writes {@code s} as the inside of a JSON string, in UTF-8. A surrogate pair is one character,
+     * written as its 4-byte sequence (encoding each half alone would write '?' twice); an unpaired
+     * surrogate, which UTF-8 cannot encode, is written as a JSON escape, so the string reads back as is.
+     */
     private static void writeEscaped(OutputStream out, String s) throws IOException {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -173,6 +178,11 @@ public final class RecordEnvelope {
                 out.write(String.format("\\u%04x", (int) c).getBytes(StandardCharsets.US_ASCII));
             } else if (c < 0x80) {
                 out.write(c);
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                out.write(s.substring(i, i + 2).getBytes(StandardCharsets.UTF_8));
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                out.write(String.format("\\u%04x", (int) c).getBytes(StandardCharsets.US_ASCII));
             } else {
                 out.write(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
             }

@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.function.LongSupplier;
 
 /**
@@ -30,17 +32,44 @@ import java.util.function.LongSupplier;
  *
  * <ul>
  *   <li><b>oversized</b> if key + value exceed the maximum record size (checked before parsing);
- *   <li><b>malformed</b> if its value is null or empty, not JSON, not an object, has trailing data, or
- *       lacks a non-empty string request id, a string or integer ad id, or an event time that is an
- *       integer of epoch milliseconds or an ISO-8601 instant with an offset, within the range of epoch
- *       milliseconds and not before {@code --min-event-time} (2000-01-01 by default: no impression is
- *       that old, and such a time, negative epoch milliseconds in particular, is a watermark hazard);
+ *   <li><b>malformed</b> if its value is null or empty, not UTF-8, not JSON, not an object, has trailing
+ *       data or a top-level field twice, or lacks a non-empty string request id, a string or integer ad
+ *       id, or an event time that is an integer of epoch milliseconds or an ISO-8601 instant with an
+ *       offset, within the range of epoch milliseconds and not before {@code --min-event-time}
+ *       (2000-01-01 by default: no impression is that old, and such a time, negative epoch milliseconds
+ *       in particular, is a watermark hazard), or if its request id or ad id is not a valid Unicode
+ *       string (below);
  *   <li><b>future-timestamp</b> if its event time is more than the allowed skew ahead of processing
  *       time: such a record would otherwise drag the watermark ahead and make every real record after
  *       it late.
  * </ul>
  *
- * The MD5 digest of the request id is computed here, once per record, and travels with the impression.
+ * No record may be read with two identities, and no two records with distinct ids with one:
+ *
+ * <ul>
+ *   <li>A top-level field given twice ({@code {"requestId":"a","requestId":"b"}}) is malformed, naming the
+ *       field: a reader that keeps the first value and one that keeps the last (Jackson's, and this
+ *       parser's until then) would disagree. Nested objects are passed through, not read, and not checked.
+ *   <li>A request id or ad id with an unpaired UTF-16 surrogate (escaped, {@code "r\ud800"}) or whose
+ *       bytes are not UTF-8 (RFC 3629), is malformed: Jackson decodes overlong forms ({@code C0 AF} for
+ *       '/'), encoded surrogates ({@code ED A0 80}) and code points beyond U+10FFFF without complaint, and
+ *       the UTF-8 encoding of a string with unpaired surrogates (for the digest, or by any consumer)
+ *       replaces them by '?', so {@code "r\ud800"}, {@code "r\udbff"} and {@code "r?"} would be one
+ *       identity. Any other invalid UTF-8 that Jackson rejects (a byte that starts no sequence, a
+ *       truncated sequence) is malformed wherever it is; the kinds it decodes are checked in the two ids
+ *       only, the rest of the record passing through untouched as before.
+ *   <li>A value Jackson would read as UTF-16 or UTF-32 (a zero byte among the first four, or their
+ *       byte-order mark) is malformed: JSON between systems is UTF-8 (RFC 8259, 8.1), and that decoding
+ *       replaces unpaired surrogates by U+FFFD.
+ * </ul>
+ *
+ * These checks keep the hot path one pass of the streaming parser: the field names are compared with the
+ * previous record's, which a stream of records of one layout matches name for name (the same canonical
+ * strings from Jackson's symbol table), and hashed only from where a record departs from it; an id is
+ * scanned once for characters beyond ASCII, and its raw bytes only if it has some or is longer in bytes
+ * than in characters (an escape).
+ *
+ * <p>The MD5 digest of the request id is computed here, once per record, and travels with the impression.
  * One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
  */
 public final class ImpressionParser {
@@ -51,6 +80,8 @@ public final class ImpressionParser {
     private final LongSupplier clock;
     private final JsonFactory json;
     private final RequestIdDigester digester = new RequestIdDigester();
+    /** The top-level field names of the record being parsed. */
+    private final FieldNames fieldNames = new FieldNames();
     /** The event time {@link #readEventTime} read last. */
     private long parsedEventTime;
 
@@ -78,6 +109,10 @@ public final class ImpressionParser {
         if (value.length == 0) {
             return dead(raw, DeadLetterReason.MALFORMED, "empty value");
         }
+        if (!readAsUtf8(value)) {
+            return malformed(raw, "value is not UTF-8: it begins like UTF-16 or UTF-32 (" + hex(value, 0, Math.min(4, value.length)) + ")");
+        }
+        fieldNames.startRecord();
         String requestId = null;
         String adId = null;
         long eventTime = 0;
@@ -89,17 +124,30 @@ public final class ImpressionParser {
             JsonToken token;
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
+                if (!fieldNames.add(field)) {
+                    return malformed(raw, "duplicate field '" + field + "'");
+                }
                 JsonToken fieldValue = parser.nextToken();
                 if (field.equals(settings.requestIdField())) {
                     if (fieldValue != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
                         return malformed(raw, "'" + field + "' must be a non-empty string, but is " + describe(fieldValue));
                     }
                     requestId = parser.getText();
+                    String error = identityError(parser, value, field, requestId);
+                    if (error != null) {
+                        return malformed(raw, error);
+                    }
                 } else if (field.equals(settings.adIdField())) {
                     if ((fieldValue != JsonToken.VALUE_STRING && fieldValue != JsonToken.VALUE_NUMBER_INT) || parser.getTextLength() == 0) {
                         return malformed(raw, "'" + field + "' must be a non-empty string or an integer, but is " + describe(fieldValue));
                     }
                     adId = parser.getText();
+                    if (fieldValue == JsonToken.VALUE_STRING) {
+                        String error = identityError(parser, value, field, adId);
+                        if (error != null) {
+                            return malformed(raw, error);
+                        }
+                    }
                 } else if (field.equals(settings.timestampField())) {
                     String error = readEventTime(parser, fieldValue);
                     if (error != null) {
@@ -118,6 +166,11 @@ public final class ImpressionParser {
                 return malformed(raw, "trailing data after the JSON object");
             }
         } catch (JsonProcessingException e) {
+            int invalidUtf8 = invalidUtf8Offset(value, 0, value.length);
+            if (invalidUtf8 >= 0) {
+                // Jackson found a byte that starts no UTF-8 sequence, or a truncated one: say which, and in which field.
+                return malformed(raw, invalidUtf8(topLevelFieldAt(value, invalidUtf8), value, invalidUtf8));
+            }
             return malformed(raw, "invalid JSON: " + e.getOriginalMessage());
         } catch (IOException | RuntimeException e) {
             return malformed(raw, "unreadable value: " + e);
@@ -183,6 +236,165 @@ public final class ImpressionParser {
                 + abbreviate(parser.getText());
     }
 
+    /**
+     * Null if the string just read, {@code text}, is an identity no other string value can share, else what
+     * is wrong with it. Fast path: text all ASCII and as many bytes between the quotes as characters, so
+     * every byte is one ASCII character, unescaped; else the text is checked for unpaired surrogates and
+     * its raw bytes for invalid UTF-8 that Jackson decoded.
+     */
+    private static String identityError(JsonParser parser, byte[] value, String field, String text) {
+        int length = text.length();
+        int i = 0;
+        while (i < length && text.charAt(i) < 0x80) {
+            i++;
+        }
+        long quote = parser.currentTokenLocation().getByteOffset();
+        long end = parser.currentLocation().getByteOffset();
+        if (i == length && end - quote - 2 == length) {
+            return null;
+        }
+        // The bytes first: a surrogate Jackson decoded from them (ED A0 80) is reported as such.
+        if (quote < 0 || end > value.length) {
+            return "'" + field + "' cannot be located in the value's bytes";
+        }
+        int invalid = invalidUtf8Offset(value, (int) quote + 1, (int) end - 1);
+        if (invalid >= 0) {
+            return invalidUtf8("'" + field + "'", value, invalid);
+        }
+        int unpaired = unpairedSurrogate(text);
+        if (unpaired >= 0) {
+            return "'" + field + "' has an unpaired UTF-16 surrogate " + String.format("\\u%04x", (int) text.charAt(unpaired)) + " at index "
+                    + unpaired;
+        }
+        return null;
+    }
+
+    /** The index of the first unpaired surrogate in {@code s}, or -1. */
+    private static int unpairedSurrogate(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Jackson reads a value as UTF-16 or UTF-32 if it begins with their byte-order mark (FE FF, FF FE, 00 00
+     * FE FF, ...) or has a zero byte among its first four (as ASCII in those encodings has); no UTF-8 JSON
+     * does either.
+     */
+    private static boolean readAsUtf8(byte[] value) {
+        for (int i = 0, n = Math.min(4, value.length); i < n; i++) {
+            if (value[i] == 0) {
+                return false;
+            }
+        }
+        return value[0] != (byte) 0xFE && value[0] != (byte) 0xFF;
+    }
+
+    /**
+     * The offset of the first byte in {@code value[from, to)} that does not begin a valid UTF-8 sequence
+     * (RFC 3629: no overlong form, no surrogate, nothing beyond U+10FFFF, nothing truncated), or -1.
+     */
+    static int invalidUtf8Offset(byte[] value, int from, int to) {
+        for (int i = from; i < to; ) {
+            if (value[i] >= 0) {
+                i++;
+            } else if (utf8Error(value, i, to) == null) {
+                int lead = value[i] & 0xFF;
+                i += lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+            } else {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** What is wrong with the UTF-8 sequence of more than one byte at {@code i} (ending by {@code to}), or null if it is valid. */
+    private static String utf8Error(byte[] value, int i, int to) {
+        int lead = value[i] & 0xFF;
+        if (lead < 0xC0) {
+            return "continuation byte without a lead byte";
+        }
+        if (lead >= 0xF8) {
+            return "invalid lead byte";
+        }
+        int length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        for (int k = 1; k < length; k++) {
+            if (i + k >= to || (value[i + k] & 0xC0) != 0x80) {
+                return "truncated sequence";
+            }
+        }
+        int second = value[i + 1] & 0xFF;
+        if (lead < 0xC2 || (lead == 0xE0 && second < 0xA0) || (lead == 0xF0 && second < 0x90)) {
+            return "overlong encoding";
+        }
+        if (lead == 0xED && second >= 0xA0) {
+            return "encoded UTF-16 surrogate (CESU-8)";
+        }
+        if (lead > 0xF4 || (lead == 0xF4 && second >= 0x90)) {
+            return "code point beyond U+10FFFF";
+        }
+        return null;
+    }
+
+    /** "'field' is not valid UTF-8: what at byte n of the value (its bytes)", or "value is ..." if the field is not known. */
+    private static String invalidUtf8(String where, byte[] value, int offset) {
+        int lead = value[offset] & 0xFF;
+        int length = lead < 0xC0 || lead >= 0xF8 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        int shown = 1;
+        while (shown < length && offset + shown < value.length) {
+            // Up to the byte that breaks the sequence, included.
+            if ((value[offset + shown++] & 0xC0) != 0x80) {
+                break;
+            }
+        }
+        return (where == null ? "value" : where) + " is not valid UTF-8: " + utf8Error(value, offset, value.length) + " at byte " + offset
+                + " of the value (" + hex(value, offset, shown) + ")";
+    }
+
+    private static String hex(byte[] bytes, int from, int count) {
+        StringBuilder hex = new StringBuilder();
+        for (int k = from; k < from + count; k++) {
+            hex.append(k > from ? " " : "").append(String.format("0x%02X", bytes[k] & 0xFF));
+        }
+        return hex.toString();
+    }
+
+    /**
+     * The top-level field (quoted) whose name or value holds byte {@code offset}, or null if the value is not
+     * an object that far. For a record already known to be malformed only: it parses the value again.
+     */
+    private String topLevelFieldAt(byte[] value, int offset) {
+        String field = null;
+        try (JsonParser parser = json.createParser(value)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            JsonToken token;
+            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                if (parser.currentTokenLocation().getByteOffset() > offset) {
+                    return field;
+                }
+                field = "'" + parser.currentName() + "'";
+                parser.nextToken();
+                parser.skipChildren();
+            }
+            return token == JsonToken.END_OBJECT && parser.currentTokenLocation().getByteOffset() > offset ? field : null;
+        } catch (JsonProcessingException e) {
+            // Where Jackson stops at invalid UTF-8 itself: in the field read last.
+            return e.getLocation() != null && e.getLocation().getByteOffset() >= offset ? field : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     private String beforeMinimum(String value) {
         return value + " is before --min-event-time " + settings.minEventTime();
     }
@@ -225,5 +437,66 @@ public final class ImpressionParser {
             return "";
         }
         return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH) + "...";
+    }
+
+    /**
+     * The top-level field names of one record, to find one given twice. Records of one stream nearly always
+     * have the same fields in the same order, and Jackson returns a name as the same canonical string each
+     * time: so a name is first compared with the one at its position in the last record (one reference
+     * comparison, no hashing, nothing allocated), and only a record that departs from that order goes
+     * through a hash set, from the first name that differs. {@link #order} holds the names of the current
+     * record so far, all distinct, followed by the rest of an earlier record's, up to {@link #known}: a
+     * sequence of distinct names throughout.
+     */
+    static final class FieldNames {
+
+        /** A set that held more names than this is dropped rather than cleared (clearing costs its capacity). */
+        private static final int MAX_RETAINED_NAMES = 512;
+
+        private String[] order = new String[32];
+        private int known;
+        private int position;
+        /** Whether the current record has departed from {@link #order}: its names are then in {@link #hashed}. */
+        private boolean hashing;
+        private HashSet<String> hashed = new HashSet<>();
+
+        void startRecord() {
+            position = 0;
+            if (hashing) {
+                hashing = false;
+                if (hashed.size() > MAX_RETAINED_NAMES) {
+                    hashed = new HashSet<>();
+                    order = new String[32];
+                    known = 0;
+                } else {
+                    hashed.clear();
+                }
+            }
+        }
+
+        /** Adds the next name of the record; false if the record has it already. */
+        boolean add(String name) {
+            int p = position;
+            if (!hashing) {
+                if (p < known && order[p] == name) {
+                    position = p + 1;
+                    return true;
+                }
+                hashing = true;
+                for (int i = 0; i < p; i++) {
+                    hashed.add(order[i]);
+                }
+            }
+            if (!hashed.add(name)) {
+                return false;
+            }
+            if (p == order.length) {
+                order = Arrays.copyOf(order, 2 * p);
+            }
+            order[p] = name;
+            known = p + 1;
+            position = p + 1;
+            return true;
+        }
     }
 }

@@ -13,11 +13,14 @@ import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.RecordClass;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ImpressionParserTest {
@@ -197,5 +200,200 @@ class ImpressionParserTest {
             }
         }
         assertThat(checked).isGreaterThan(3000);
+    }
+
+    // Ambiguous identities: one record must never be read with two identities, and two records with distinct
+    // request ids must never share one.
+
+    static final String GOOD_FIELDS = "\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000";
+
+    static void assertMalformed(ParsedRecord parsed, String error) {
+        assertThat(parsed.isImpression()).as("%s", parsed).isFalse();
+        assertThat(parsed.deadLetter().reason()).as(parsed.deadLetter().error()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(parsed.deadLetter().error()).isEqualTo(error);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        // The identity fields, repeated with another value: first-wins and last-wins readers would disagree.
+        "{\"requestId\":\"a\",\"requestId\":\"b\",\"adId\":\"x\",\"ts\":1763812800000} | requestId",
+        "{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000,\"adId\":\"b\"}       | adId",
+        "{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000,\"ts\":1763812800001}  | ts",
+        // The same value twice is still ambiguous JSON (RFC 8259 4: names SHOULD be unique).
+        "{\"requestId\":\"r\",\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000}   | requestId",
+        // An escaped name is the same name.
+        "{\"requestId\":\"a\",\"adId\":\"x\",\"ts\":1763812800000,\"request\\u0049d\":\"b\"} | requestId",
+        // Any other top-level field: consumers of the output would read the record differently too.
+        "{\"requestId\":\"r\",\"price\":1.5,\"adId\":\"a\",\"ts\":1763812800000,\"price\":0.01} | price",
+        "{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000,\"extra\":{},\"extra\":[1]} | extra",
+    })
+    void aRepeatedTopLevelFieldIsMalformedNamingTheField(String json, String field) {
+        assertMalformed(parser.parse(raw(json)), "duplicate field '" + field + "'");
+    }
+
+    @Test
+    void aRepeatedFieldIsFoundWhateverTheConfiguredNamesAndHowManyFieldsThereAre() {
+        ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 100_000, Duration.ofHours(1),
+                ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
+        assertMalformed(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":" + NOW + ",\"rid\":\"s\"}")), "duplicate field 'rid'");
+
+        // Many fields (beyond any small inline table), the duplicate far from the original: found, and nothing else is.
+        StringBuilder many = new StringBuilder("{\"rid\":\"r\",\"aid\":\"a\",\"time\":" + NOW);
+        for (int i = 0; i < 2000; i++) {
+            many.append(",\"f").append(i).append("\":").append(i);
+        }
+        assertThat(custom.parse(raw(many + "}")).isImpression()).isTrue();
+        assertMalformed(custom.parse(raw(many + ",\"f3\":0}")), "duplicate field 'f3'");
+        assertMalformed(custom.parse(raw(many + ",\"aid\":\"b\"}")), "duplicate field 'aid'");
+        // The table of names seen is per record: the same names in the next record are no duplicates.
+        assertThat(custom.parse(raw(many + "}")).isImpression()).isTrue();
+    }
+
+    @Test
+    void theSameNameAtAnotherLevelIsNoDuplicate() {
+        // Only the top-level object carries the identity; nested objects pass through untouched, as before.
+        Impression impression = parser.parse(raw("{" + GOOD_FIELDS + ",\"extra\":{\"requestId\":\"x\",\"k\":1,\"k\":2},"
+                + "\"list\":[{\"adId\":1},{\"adId\":2}]}")).impression();
+        assertThat(impression.requestId()).isEqualTo("r");
+        assertThat(impression.adId()).isEqualTo("a");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        // A lone high surrogate, a lone low one, a pair in the wrong order, a high one at the end.
+        "{\"requestId\":\"r\\ud800x\",\"adId\":\"a\",\"ts\":1763812800000} | 'requestId' has an unpaired UTF-16 surrogate \\ud800 at index 1",
+        "{\"requestId\":\"r\\udfff\",\"adId\":\"a\",\"ts\":1763812800000}  | 'requestId' has an unpaired UTF-16 surrogate \\udfff at index 1",
+        "{\"requestId\":\"\\ude00\\ud83d\",\"adId\":\"a\",\"ts\":1763812800000} | 'requestId' has an unpaired UTF-16 surrogate \\ude00 at index 0",
+        "{\"requestId\":\"r\",\"adId\":\"a\\ud83d\\ude00\\ud83d\",\"ts\":1763812800000} | 'adId' has an unpaired UTF-16 surrogate \\ud83d at index 3",
+    })
+    void anUnpairedSurrogateInAnIdentityIsMalformed(String json, String error) {
+        assertMalformed(parser.parse(raw(json)), error);
+    }
+
+    @Test
+    void distinctRequestIdsWithUnpairedSurrogatesDoNotCollide() {
+        // Encoded to UTF-8 (for the digest, and by any consumer), each of these used to become "r?", the id of a third record.
+        for (String escaped : new String[] {"r\\ud800", "r\\udbff", "r\\udc00"}) {
+            ParsedRecord parsed = parser.parse(raw("{\"requestId\":\"" + escaped + "\",\"adId\":\"a\",\"ts\":1763812800000}"));
+            assertThat(parsed.isImpression()).as(escaped).isFalse();
+            assertThat(parsed.deadLetter().error()).contains("'requestId'").contains("unpaired UTF-16 surrogate");
+        }
+        assertThat(parser.parse(raw("{\"requestId\":\"r?\",\"adId\":\"a\",\"ts\":1763812800000}")).impression().requestId()).isEqualTo("r?");
+    }
+
+    @Test
+    void aSupplementaryCharacterIsOneIdentityWhetherEscapedOrNot() {
+        Impression escaped = parser.parse(raw("{\"requestId\":\"r\\ud83d\\ude00\\uD840\\uDC0B\",\"adId\":\"\\ud83d\\ude00\",\"ts\":1763812800000}")).impression();
+        Impression literal = parser.parse(raw("{\"requestId\":\"r\uD83D\uDE00\uD840\uDC0B\",\"adId\":\"\uD83D\uDE00\",\"ts\":1763812800000}")).impression();
+        assertThat(escaped.requestId()).isEqualTo(literal.requestId()).isEqualTo("r\uD83D\uDE00\uD840\uDC0B");
+        assertThat(escaped.adId()).isEqualTo(literal.adId()).isEqualTo("\uD83D\uDE00");
+        assertThat(escaped.digestHigh()).isEqualTo(literal.digestHigh());
+        assertThat(escaped.digestLow()).isEqualTo(literal.digestLow());
+    }
+
+    static byte[] bytes(Object... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Object part : parts) {
+            if (part instanceof String) {
+                out.writeBytes(((String) part).getBytes(StandardCharsets.UTF_8));
+            } else {
+                for (int b : (int[]) part) {
+                    out.write(b);
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        // Bytes Jackson decodes without complaint, each into a string another record can have too.
+        "ED A0 80    | encoded UTF-16 surrogate (CESU-8)",   // U+D800 as if it were a character: "r?" once digested
+        "C0 AF       | overlong encoding",                   // '/' in two bytes: "r/"
+        "E0 80 AF    | overlong encoding",                   // '/' in three bytes
+        "F0 80 80 AF | overlong encoding",                   // '/' in four bytes
+        "F4 90 80 80 | code point beyond U+10FFFF",
+        "F8 88 80 80 | invalid lead byte",
+        // And the ones it rejects already, now with the same message.
+        "FF          | invalid lead byte",
+        "80          | continuation byte without a lead byte",
+        "C3 28       | truncated sequence",
+    })
+    void invalidUtf8InTheRequestIdIsMalformedNamingTheFieldAndTheBytes(String hex, String what) {
+        String[] parts = hex.trim().split(" +");
+        int[] invalid = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            invalid[i] = Integer.parseInt(parts[i], 16);
+        }
+        byte[] value = bytes("{\"adId\":\"a\",\"requestId\":\"r", invalid, "\",\"ts\":1763812800000}");
+        ParsedRecord parsed = parser.parse(raw(value));
+        assertThat(parsed.isImpression()).as(hex).isFalse();
+        assertThat(parsed.deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(parsed.deadLetter().error()).as(hex)
+                .startsWith("'requestId' is not valid UTF-8: " + what + " at byte 26 of the value (0x" + parts[0]);
+        assertThat(parsed.deadLetter().raw().value()).isEqualTo(value);
+    }
+
+    @Test
+    void invalidUtf8InTheAdIdIsMalformedAndValidUtf8OfEveryLengthPasses() {
+        assertMalformed(parser.parse(raw(bytes("{\"requestId\":\"r\",\"adId\":\"a", new int[] {0xC0, 0xAF}, "\",\"ts\":1763812800000}"))),
+                "'adId' is not valid UTF-8: overlong encoding at byte 26 of the value (0xC0 0xAF)");
+        Impression valid = parser.parse(raw("{\"requestId\":\"\u00e9\u20ac\uD83D\uDE00\uDBFF\uDFFF\",\"adId\":\"\u0100\uE000\",\"ts\":1763812800000,"
+                + "\"ua\":\"\uFFFD\uD7FF\"}")).impression();
+        assertThat(valid.requestId()).isEqualTo("\u00e9\u20ac\uD83D\uDE00\uDBFF\uDFFF");
+        assertThat(valid.adId()).isEqualTo("\u0100\uE000");
+    }
+
+    @Test
+    void invalidUtf8ThatJacksonRejectsIsMalformedWhereverItIsNamingTheField() {
+        assertMalformed(parser.parse(raw(bytes("{" + GOOD_FIELDS + ",\"ua\":\"x", new int[] {0xFF}, "\"}"))),
+                "'ua' is not valid UTF-8: invalid lead byte at byte 54 of the value (0xFF)");
+        assertMalformed(parser.parse(raw(bytes("{" + GOOD_FIELDS + ",\"extra\":{\"k\":[\"", new int[] {0x80}, "\"]}}"))),
+                "'extra' is not valid UTF-8: continuation byte without a lead byte at byte 62 of the value (0x80)");
+        assertMalformed(parser.parse(raw(bytes(new int[] {0xC3, 0x28}, "{}"))),
+                "value is not valid UTF-8: truncated sequence at byte 0 of the value (0xC3 0x28)");
+        // The kinds Jackson decodes are checked in the two ids only (checking every byte of every record would cost
+        // about 5% of the parser's throughput): elsewhere the record passes through untouched, as it always has.
+        assertThat(parser.parse(raw(bytes("{" + GOOD_FIELDS + ",\"ua\":\"x", new int[] {0xC0, 0xAF}, "\"}"))).isImpression()).isTrue();
+    }
+
+    @Test
+    void aValueJacksonWouldReadAsUtf16OrUtf32IsMalformed() {
+        // Jackson detects these encodings and decodes them replacing an unpaired surrogate by U+FFFD: "r\ud800" and
+        // "r\ud801" would be one identity. JSON between systems is UTF-8 (RFC 8259, 8.1).
+        String json = "{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1763812800000}";
+        assertMalformed(parser.parse(raw(json.getBytes(StandardCharsets.UTF_16LE))),
+                "value is not UTF-8: it begins like UTF-16 or UTF-32 (0x7B 0x00 0x22 0x00)");
+        assertMalformed(parser.parse(raw(json.getBytes(StandardCharsets.UTF_16))), // big-endian, with its byte-order mark
+                "value is not UTF-8: it begins like UTF-16 or UTF-32 (0xFE 0xFF 0x00 0x7B)");
+        assertMalformed(parser.parse(raw(json.getBytes(Charset.forName("UTF-32BE")))),
+                "value is not UTF-8: it begins like UTF-16 or UTF-32 (0x00 0x00 0x00 0x7B)");
+        // UTF-8 with a byte-order mark is still UTF-8, and byte offsets count the mark.
+        assertThat(parser.parse(raw(bytes(new int[] {0xEF, 0xBB, 0xBF}, json))).impression().requestId()).isEqualTo("r");
+        assertMalformed(parser.parse(raw(bytes(new int[] {0xEF, 0xBB, 0xBF}, "{\"adId\":\"a\",\"requestId\":\"r", new int[] {0xC0, 0xAF},
+                "\",\"ts\":1763812800000}"))), "'requestId' is not valid UTF-8: overlong encoding at byte 29 of the value (0xC0 0xAF)");
+    }
+
+    @Test
+    void recordsOfVaryingLayoutsAreCheckedEachOnItsOwn() {
+        // The names are compared with the last record's first: a record that departs from them, shorter, longer, or
+        // in another order, is still checked in full, and a duplicate found wherever it is.
+        String[] layouts = {
+            "{" + GOOD_FIELDS + ",\"a\":1,\"b\":2,\"c\":3}",
+            "{" + GOOD_FIELDS + ",\"a\":1}",
+            "{" + GOOD_FIELDS + ",\"a\":1,\"b\":2,\"c\":3,\"d\":4}",
+            "{\"c\":3," + GOOD_FIELDS + ",\"b\":2,\"a\":1}",
+            "{" + GOOD_FIELDS + "}",
+        };
+        for (int round = 0; round < 3; round++) {
+            for (String layout : layouts) {
+                assertThat(parser.parse(raw(layout)).isImpression()).as(layout).isTrue();
+            }
+            assertMalformed(parser.parse(raw("{" + GOOD_FIELDS + ",\"a\":1,\"b\":2,\"a\":3}")), "duplicate field 'a'");
+            assertMalformed(parser.parse(raw("{" + GOOD_FIELDS + ",\"a\":1,\"b\":2,\"c\":3,\"c\":3}")), "duplicate field 'c'");
+            assertMalformed(parser.parse(raw("{\"c\":3," + GOOD_FIELDS + ",\"b\":2,\"c\":1}")), "duplicate field 'c'");
+            assertMalformed(parser.parse(raw("{" + GOOD_FIELDS + ",\"a\":1,\"b\":2,\"c\":3,\"requestId\":\"s\"}")), "duplicate field 'requestId'");
+            assertMalformed(parser.parse(raw("{" + GOOD_FIELDS + ",\"a\":1,\"ts\":1}")), "duplicate field 'ts'");
+        }
     }
 }
