@@ -61,35 +61,35 @@ class BadRecordsTest {
             offsets.put("oversized", send(producer, topics[0], "oversized", impression("o", base + hour).replace("}", ",\"pad\":\"" + "x".repeat(3000) + "\"}")));
             offsets.put("r2", send(producer, topics[0], "r2", impression("r2", base + 2 * hour)));
             offsets.put("r3", send(producer, topics[0], "r3", impression("r3", base + 3 * day + 2 * hour)));
-            awaitTopic(topics[1], records -> requestIds(records).containsAll(List.of("r1", "r2", "r3")));
+            awaitTopic(topics[1], records -> ConsumedRecords.requestIds(records).containsAll(List.of("r1", "r2", "r3")));
 
             // The watermark has followed r3 to three days after r1: r4, of day 1, is too late to deduplicate.
             offsets.put("r4", send(producer, topics[0], "r4", impression("r4", base + day + hour)));
             offsets.put("r5", send(producer, topics[0], "r5", impression("r5", base + 3 * day + 3 * hour)));
             send(producer, topics[0], "r3 again", impression("r3", base + 3 * day + 2 * hour + 1000));
-            awaitTopic(topics[1], records -> requestIds(records).contains("r5"));
+            awaitTopic(topics[1], records -> ConsumedRecords.requestIds(records).contains("r5"));
             awaitTopic(topics[2], records -> records.size() == 4);
         } finally {
             job.cancel().get();
         }
 
-        assertThat(requestIds(read(topics[1]))).containsExactlyInAnyOrder("r1", "r2", "r3", "r5");
+        assertThat(ConsumedRecords.requestIds(read(topics[1]))).containsExactlyInAnyOrder("r1", "r2", "r3", "r5");
         Map<String, ConsumerRecord<byte[], byte[]>> deadLetters = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : read(topics[2])) {
-            deadLetters.put(header(record, "test.name"), record);
+            deadLetters.put(ConsumedRecords.header(record, "test.name"), record);
         }
         assertThat(deadLetters).containsOnlyKeys("future", "malformed", "oversized", "r4");
-        assertThat(header(deadLetters.get("future"), DeadLetterHeaders.REASON)).isEqualTo("future-timestamp");
-        assertThat(header(deadLetters.get("future"), DeadLetterHeaders.ERROR)).contains("9999-12-31T23:59:59Z");
-        assertThat(header(deadLetters.get("malformed"), DeadLetterHeaders.REASON)).isEqualTo("malformed");
-        assertThat(header(deadLetters.get("malformed"), DeadLetterHeaders.ERROR)).contains("invalid JSON");
-        assertThat(header(deadLetters.get("oversized"), DeadLetterHeaders.REASON)).isEqualTo("oversized");
-        assertThat(header(deadLetters.get("r4"), DeadLetterHeaders.REASON)).isEqualTo("late");
+        assertThat(ConsumedRecords.header(deadLetters.get("future"), DeadLetterHeaders.REASON)).isEqualTo("future-timestamp");
+        assertThat(ConsumedRecords.header(deadLetters.get("future"), DeadLetterHeaders.ERROR)).contains("9999-12-31T23:59:59Z");
+        assertThat(ConsumedRecords.header(deadLetters.get("malformed"), DeadLetterHeaders.REASON)).isEqualTo("malformed");
+        assertThat(ConsumedRecords.header(deadLetters.get("malformed"), DeadLetterHeaders.ERROR)).contains("invalid JSON");
+        assertThat(ConsumedRecords.header(deadLetters.get("oversized"), DeadLetterHeaders.REASON)).isEqualTo("oversized");
+        assertThat(ConsumedRecords.header(deadLetters.get("r4"), DeadLetterHeaders.REASON)).isEqualTo("late");
         for (Map.Entry<String, ConsumerRecord<byte[], byte[]>> e : deadLetters.entrySet()) {
             ConsumerRecord<byte[], byte[]> record = e.getValue();
-            assertThat(header(record, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(topics[0]);
-            assertThat(header(record, DeadLetterHeaders.SOURCE_PARTITION)).isEqualTo("0");
-            assertThat(header(record, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo(Long.toString(offsets.get(e.getKey())));
+            assertThat(ConsumedRecords.header(record, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(topics[0]);
+            assertThat(ConsumedRecords.header(record, DeadLetterHeaders.SOURCE_PARTITION)).isEqualTo("0");
+            assertThat(ConsumedRecords.header(record, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo(Long.toString(offsets.get(e.getKey())));
             assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(e.getKey());
         }
         assertThat(new String(deadLetters.get("malformed").value(), StandardCharsets.UTF_8)).isEqualTo("{\"requestId\":\"m\",\"adId\":");
@@ -115,33 +115,16 @@ class BadRecordsTest {
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> read(String topic) throws Exception {
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        TopicReader.readAll(SharedKafka.broker().bootstrapServers(), topic, Map.of(), records::add);
-        return records;
+        return ConsumedRecords.readAll(SharedKafka.broker().bootstrapServers(), topic);
     }
 
     private static void awaitTopic(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> condition) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (!condition.test(read(topic))) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + topic + "; it holds " + requestIds(read(topic)));
+                throw new AssertionError("Timed out waiting for " + topic + "; it holds " + ConsumedRecords.requestIds(read(topic)));
             }
             Thread.sleep(300);
         }
-    }
-
-    private static List<String> requestIds(List<ConsumerRecord<byte[], byte[]>> records) {
-        List<String> ids = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            String value = new String(record.value(), StandardCharsets.UTF_8);
-            int start = value.indexOf("\"requestId\":\"") + 13;
-            ids.add(value.substring(start, value.indexOf('"', start)));
-        }
-        return ids;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        byte[] value = TopicReader.lastHeader(record, name);
-        return value == null ? null : new String(value, StandardCharsets.UTF_8);
     }
 }

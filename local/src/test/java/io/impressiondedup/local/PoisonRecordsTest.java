@@ -96,7 +96,7 @@ class PoisonRecordsTest {
 
         String summary = Accounting.summary(result.getAllAccumulatorResults());
         assertThat(summary).startsWith("input 352 = unique 300 + duplicates 50").contains("dead-lettered 2").endsWith("(balanced)");
-        assertThat(requestIds(read(bootstrap, out))).containsExactlyInAnyOrderElementsOf(expectedUnique);
+        assertThat(ConsumedRecords.requestIds(read(bootstrap, out))).containsExactlyInAnyOrderElementsOf(expectedUnique);
 
         Map<String, ConsumerRecord<byte[], byte[]>> deadLetters = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : read(bootstrap, dlq)) {
@@ -105,24 +105,24 @@ class PoisonRecordsTest {
         assertThat(deadLetters).containsOnlyKeys("poison-headers", "poison-big");
 
         ConsumerRecord<byte[], byte[]> headers = deadLetters.get("poison-headers");
-        assertThat(header(headers, DeadLetterHeaders.REASON)).isEqualTo("malformed");
-        assertThat(header(headers, DeadLetterHeaders.ERROR)).contains("70000 headers").contains("--max-headers 64");
+        assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.REASON)).isEqualTo("malformed");
+        assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.ERROR)).contains("70000 headers").contains("--max-headers 64");
         assertThat(headers.headers().toArray()).extracting(Header::key).allMatch(k -> k.startsWith("dedup."));
         assertThat(new String(headers.value(), StandardCharsets.UTF_8)).isEqualTo(headerHeavy);
-        assertThat(header(headers, DeadLetterHeaders.TRUNCATED)).isNull();
+        assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.TRUNCATED)).isNull();
 
         ConsumerRecord<byte[], byte[]> oversized = deadLetters.get("poison-big");
         byte[] original = big.getBytes(StandardCharsets.UTF_8);
-        assertThat(header(oversized, DeadLetterHeaders.REASON)).isEqualTo("oversized");
-        assertThat(header(oversized, DeadLetterHeaders.ERROR)).contains("--max-record-bytes");
-        assertThat(header(oversized, DeadLetterHeaders.TRUNCATED)).isEqualTo("true");
-        assertThat(header(oversized, DeadLetterHeaders.ORIGINAL_SIZE)).isEqualTo(Integer.toString(TWO_MIB));
-        assertThat(header(oversized, DeadLetterHeaders.PAYLOAD_SHA256))
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.REASON)).isEqualTo("oversized");
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.ERROR)).contains("--max-record-bytes");
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.TRUNCATED)).isEqualTo("true");
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.ORIGINAL_SIZE)).isEqualTo(Integer.toString(TWO_MIB));
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.PAYLOAD_SHA256))
                 .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(original)));
-        assertThat(header(oversized, "trace")).as("an oversized record's own headers, within the limits, are kept").isEqualTo("\u0001");
+        assertThat(ConsumedRecords.header(oversized, "trace")).as("an oversized record's own headers, within the limits, are kept").isEqualTo("\u0001");
         assertThat(oversized.value().length).isBetween(DLQ_MAX_MESSAGE_BYTES - 10_000, DLQ_MAX_MESSAGE_BYTES);
         assertThat(oversized.value()).isEqualTo(java.util.Arrays.copyOf(original, oversized.value().length));
-        assertThat(header(oversized, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(in);
+        assertThat(ConsumedRecords.header(oversized, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(in);
     }
 
     @Test
@@ -163,23 +163,6 @@ class PoisonRecordsTest {
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> read(String bootstrap, String topic) {
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        TopicReader.readAll(bootstrap, topic, Map.of(), records::add);
-        return records;
-    }
-
-    private static List<String> requestIds(List<ConsumerRecord<byte[], byte[]>> records) {
-        List<String> ids = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            String value = new String(record.value(), StandardCharsets.UTF_8);
-            int start = value.indexOf("\"requestId\":\"") + 13;
-            ids.add(value.substring(start, value.indexOf('"', start)));
-        }
-        return ids;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        byte[] value = TopicReader.lastHeader(record, name);
-        return value == null ? null : new String(value, StandardCharsets.UTF_8);
+        return ConsumedRecords.readAll(bootstrap, topic);
     }
 }
