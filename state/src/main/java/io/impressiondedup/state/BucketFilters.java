@@ -98,6 +98,15 @@ public final class BucketFilters {
         return removed;
     }
 
+    /** Bytes of all filters' layers beyond their first: what the shard state cap bounds. */
+    public long growthBytes() {
+        long total = 0;
+        for (int i = 0; i < size; i++) {
+            total += filters[i].growthBytes();
+        }
+        return total;
+    }
+
     public BucketFilters copy() {
         ScalableBloomFilter[] copies = new ScalableBloomFilter[Math.max(4, size)];
         for (int i = 0; i < size; i++) {

@@ -4,6 +4,7 @@ import static io.impressiondedup.job.config.DedupJobOptions.*;
 
 import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.Serializable;
@@ -81,8 +82,10 @@ public final class DedupJobConfig implements Serializable {
         parallelism = options.get(PARALLELISM);
         stateBackend = options.get(STATE_BACKEND);
         DedupPlan plan = plan(options);
+        FingerprintSecret secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
         DedupSettings.Builder settings = DedupSettings.builder()
                 .plan(plan)
+                .fingerprintCheck(FingerprintSecret.checkValueOf(secret)) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)
                 .latePolicy(options.get(LATE_POLICY))
                 .resetLatenessWatermark(options.get(RESET_LATENESS_WATERMARK));
@@ -93,7 +96,8 @@ public final class DedupJobConfig implements Serializable {
             throw new InvalidOptionException("Invalid value for --" + STATE_TTL.key() + ": " + e.getMessage(), e);
         }
         parserSettings = new ParserSettings(options.get(REQUEST_ID_FIELD), options.get(AD_ID_FIELD), options.get(TIMESTAMP_FIELD),
-                options.get(MAX_RECORD_BYTES), options.get(MAX_FUTURE_SKEW), Instant.parse(options.get(MIN_EVENT_TIME)));
+                options.get(MAX_RECORD_BYTES), options.get(MAX_FUTURE_SKEW), Instant.parse(options.get(MIN_EVENT_TIME)))
+                .withFingerprintSecret(secret);
         maxHeaders = options.get(MAX_HEADERS);
         maxOutOfOrderness = options.get(MAX_OUT_OF_ORDERNESS);
         idleness = options.get(IDLENESS);
@@ -137,10 +141,22 @@ public final class DedupJobConfig implements Serializable {
                     .timeBuckets(buckets)
                     .fingerprintScheme(FingerprintScheme.withKeyBits(options.get(KEY_BITS)))
                     .pageBytes(options.getOptional(PAGE_BYTES).orElse(options.get(STATE_BACKEND).defaultPageBytes()))
+                    .shardStateCap(options.get(SHARD_STATE_CAP))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("--" + CAPACITY.key() + " " + options.get(CAPACITY) + " with --" + SHARDS.key() + " " + shards
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The secret in the file {@code --fingerprint-secret-file} names; fails naming the option and the file, never the secret. */
+    private static FingerprintSecret readSecret(String file) {
+        try {
+            return FingerprintSecret.read(java.nio.file.Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new InvalidOptionException("Cannot read --" + FINGERPRINT_SECRET_FILE.key() + " " + file + ": " + e, e);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidOptionException("Invalid --" + FINGERPRINT_SECRET_FILE.key() + " " + file + ": " + e.getMessage(), e);
         }
     }
 

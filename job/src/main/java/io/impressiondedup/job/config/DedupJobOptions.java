@@ -79,6 +79,22 @@ public final class DedupJobOptions {
     public static final ConfigOption<Integer> KEY_BITS = ConfigOptions.key("key-bits").intType()
             .defaultValue(FingerprintScheme.DEFAULT_KEY_BITS)
             .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128.");
+    public static final ConfigOption<String> FINGERPRINT_SECRET_FILE = ConfigOptions.key("fingerprint-secret-file").stringType()
+            .noDefaultValue()
+            .withDescription("File holding a secret (16 to 1024 bytes, one trailing newline ignored; make one with openssl rand -hex 32)"
+                    + " that keys the digest of every request id, so that crafted request and ad ids cannot aim at a shard or at"
+                    + " Bloom filter bits. It changes which shard every request maps to, so it applies to fresh state only: a restore"
+                    + " onto state written with another secret, without one, or (without this option) with one fails. Keep the file"
+                    + " the same for the life of the state. The path is logged, never the secret; the state keeps only a check value."
+                    + " Default: none (the digest is MD5 of the request id, as before).");
+    public static final ConfigOption<Double> SHARD_STATE_CAP = ConfigOptions.key("shard-state-cap").doubleType()
+            .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
+            .withDescription("The most Bloom filter state one shard may hold, as a multiple of its planned state (the plan"
+                    + " command prints both). A filter over plan grows by layers at the same FPP while its shard stays under the cap;"
+                    + " past it the shard's filters stop growing and over-fill, trading that shard's FPP for memory, other shards"
+                    + " unaffected (metric capped-insertions). The default 8 lets one bucket run 15x, or the four buckets held most"
+                    + " of the day 7x, over plan at the configured FPP; it stops one request id with millions of ad ids (all in one"
+                    + " shard) from growing that shard up to 65,535x its plan.");
     public static final ConfigOption<Integer> MAX_PARALLELISM = ConfigOptions.key("max-parallelism").intType().defaultValue(128)
             .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state.");
     public static final ConfigOption<Integer> SHARDS = ConfigOptions.key("shards").intType().noDefaultValue()
@@ -155,8 +171,8 @@ public final class DedupJobOptions {
 
     /** Every option, in the order of {@code --help}. */
     public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
-            GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS, MAX_PARALLELISM,
-            SHARDS, PAGE_BYTES, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
+            GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
+            FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
             MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, PARALLELISM, STATE_BACKEND,
             CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
@@ -165,7 +181,7 @@ public final class DedupJobOptions {
 
     /** The options that decide the Bloom filters' sizing and time buckets: what the {@code plan} command takes. */
     public static final List<ConfigOption<?>> PLAN = List.of(CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
-            MAX_PARALLELISM, SHARDS, PAGE_BYTES, STATE_BACKEND);
+            MAX_PARALLELISM, SHARDS, PAGE_BYTES, SHARD_STATE_CAP, STATE_BACKEND);
 
     /** A rule an option's value (given or default) must meet, and how to say what was expected. */
     public static final class Rule<T> {
@@ -189,6 +205,8 @@ public final class DedupJobOptions {
         rule(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d");
         rule(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)");
         rule(ZONE, DedupJobOptions::isZone, "a time zone id such as UTC, +02:00 or Europe/Paris");
+        rule(FINGERPRINT_SECRET_FILE, f -> !f.isBlank(), "the path of a file holding 16 to 1024 bytes of secret");
+        rule(SHARD_STATE_CAP, c -> c > 0, "a positive multiple of a shard's planned state, e.g. 8");
         rule(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]");
         rule(MAX_PARALLELISM, p -> p >= 1 && p <= 32768, "an integer in [1, 32768]");
         rule(SHARDS, s -> s >= 1, "a positive number of shards");

@@ -1,5 +1,6 @@
 package io.impressiondedup.job.config;
 
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,8 @@ public final class ParserSettings implements Serializable {
     private final long minEventTimeMillis;
     /** The same, as an instant (for ISO-8601 event times, compared before their conversion to epoch millis). */
     private final Instant minEventTime;
+    /** Keys the request-id digest ({@code --fingerprint-secret-file}); {@code null}: plain MD5. Set by {@link #withFingerprintSecret}. */
+    private FingerprintSecret fingerprintSecret;
 
     public ParserSettings(String requestIdField, String adIdField, String timestampField, int maxRecordBytes, Duration maxFutureSkew,
             Instant minEventTime) {
@@ -62,6 +65,19 @@ public final class ParserSettings implements Serializable {
     /** Event times before this are malformed ({@code --min-event-time}). */
     public Instant minEventTime() {
         return minEventTime;
+    }
+
+    /** The secret request-id digests are keyed with ({@code --fingerprint-secret-file}), or {@code null}. */
+    public FingerprintSecret fingerprintSecret() {
+        return fingerprintSecret;
+    }
+
+    /** These settings with request-id digests keyed by {@code secret} ({@code null}: unkeyed). */
+    public ParserSettings withFingerprintSecret(FingerprintSecret secret) {
+        ParserSettings keyed = new ParserSettings(requestIdField, adIdField, timestampField, maxRecordBytes,
+                Duration.ofMillis(maxFutureSkewMillis), minEventTime);
+        keyed.fingerprintSecret = secret;
+        return keyed;
     }
 
     /** Epoch millis, or {@link Long#MIN_VALUE} / {@link Long#MAX_VALUE} for an instant beyond their range. */

@@ -69,7 +69,8 @@ import java.util.function.LongSupplier;
  * scanned once for characters beyond ASCII, and its raw bytes only if it has some or is longer in bytes
  * than in characters (an escape).
  *
- * <p>The MD5 digest of the request id is computed here, once per record, and travels with the impression.
+ * <p>The MD5 digest of the request id, keyed by the {@code --fingerprint-secret-file} secret if there is one, is
+ * computed here, once per record, and travels with the impression.
  * One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
  */
 public final class ImpressionParser {
@@ -79,7 +80,7 @@ public final class ImpressionParser {
     private final ParserSettings settings;
     private final LongSupplier clock;
     private final JsonFactory json;
-    private final RequestIdDigester digester = new RequestIdDigester();
+    private final RequestIdDigester digester;
     /** The top-level field names of the record being parsed. */
     private final FieldNames fieldNames = new FieldNames();
     /** The event time {@link #readEventTime} read last. */
@@ -88,6 +89,7 @@ public final class ImpressionParser {
     public ImpressionParser(ParserSettings settings, LongSupplier clock) {
         this.settings = settings;
         this.clock = clock;
+        this.digester = new RequestIdDigester(settings.fingerprintSecret());
         this.json = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
                 .build();

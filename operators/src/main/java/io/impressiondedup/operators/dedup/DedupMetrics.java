@@ -13,7 +13,9 @@ import org.apache.flink.metrics.MetricGroup;
  * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
  * instant; {@code late-duplicates} is the part of {@code duplicates} that arrived past the allowed
  * lateness and was still found in a live bucket (a copy, not a lost impression); {@code filter-expansions} counts layers added because a bucket ran over its planned
- * capacity; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
+ * capacity; {@code capped-insertions} unique impressions inserted into a full layer because their
+ * shard reached the shard state cap (or the filter its most layers): nonzero means some shard trades
+ * FPP for memory, which {@code estimated-fpp} then shows; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
  * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
  * current rule allowed (timers restored from a release without allowed lateness) and were moved.
@@ -24,7 +26,8 @@ import org.apache.flink.metrics.MetricGroup;
  * early in a bucket), {@code max-fill-ratio} (the fullest filter's inserts over its planned
  * capacity: above 1 the traffic is over plan and layers are being added), and {@code estimated-fpp}
  * (for the worst shard, the summed estimated FPP of its live buckets: the chance a new unique
- * impression is wrongly dropped now).
+ * impression is wrongly dropped now; it counts each layer at its
+ * current fill, so a layer over-filled past the shard state cap raises it above the budget).
  */
 final class DedupMetrics {
 
@@ -35,6 +38,7 @@ final class DedupMetrics {
     static final String LATE_DUPLICATES = "late-duplicates";
     static final String BUCKET_EXPIRIES_DEFERRED = "bucket-expiries-deferred";
     static final String FILTER_EXPANSIONS = "filter-expansions";
+    static final String CAPPED_INSERTIONS = "capped-insertions";
     static final String BUCKETS_EXPIRED = "buckets-expired";
     static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
     static final String LIVE_BUCKETS = "live-buckets";
@@ -49,6 +53,7 @@ final class DedupMetrics {
     final Tally lateDuplicates;
     final Counter bucketExpiriesDeferred;
     final Counter filterExpansions;
+    final Counter cappedInsertions;
     final Counter bucketsExpired;
     final Counter bucketsDroppedBySafetyTtl;
 
@@ -66,6 +71,7 @@ final class DedupMetrics {
         lateDuplicates = Tally.register(LATE_DUPLICATES, group, context);
         bucketExpiriesDeferred = group.counter(BUCKET_EXPIRIES_DEFERRED);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
+        cappedInsertions = group.counter(CAPPED_INSERTIONS);
         bucketsExpired = group.counter(BUCKETS_EXPIRED);
         bucketsDroppedBySafetyTtl = group.counter(BUCKETS_DROPPED_BY_SAFETY_TTL);
         group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);

@@ -6,6 +6,7 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.PageGroup;
@@ -82,6 +83,24 @@ import org.slf4j.LoggerFactory;
  * visits the state table at every access and halved this operator's throughput there (measured:
  * 0.64M vs 1.27M events/s); a timer per bucket costs nothing per record.
  *
+ * <p><b>Shard state cap.</b> A bucket filter over its planned capacity adds a layer, keeping the FPP
+ * ({@link ScalableBloomFilter}), until the growth layers of all of its shard's filters together would
+ * exceed {@link DedupPlan#shardGrowthAllowanceBytes()}: the shard state cap ({@code --shard-state-cap},
+ * 8x the shard's planned state by default) less the first layers of its live buckets. Past it <b>the
+ * shard trades FPP for memory</b>: its filters add no layer, their newest layer over-fills, and unique
+ * impressions of that shard are wrongly dropped at a rate above the configured FPP, rising with every
+ * further insert (the {@code estimated-fpp} gauge shows it), while every other shard keeps its FPP and
+ * the job's memory stays bounded. Without the cap one request id with millions of ad ids (all its ads
+ * share a shard) grows one filter to 16 layers, 65,535x its plan. Each capped insert is counted
+ * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning.
+ *
+ * <p><b>Fingerprint secret.</b> The source may key request-id digests with a secret ({@link
+ * FingerprintSecret}); this operator never sees it, only its check value ({@link
+ * DedupSettings#fingerprintCheck()}), which it keeps in operator state like the shard count: a restore
+ * with another secret, a secret onto state written without one, or none onto state written with one
+ * fails naming {@code --fingerprint-secret-file} ({@link FingerprintCheck}). State written before
+ * secrets existed has no check value and counts as written without one.
+ *
  * <p><b>Rescaling.</b> All state is keyed by shard, and shards map one-to-one onto key groups
  * ({@link ShardKeys}), so Flink moves whole filters with their key groups. The shard count itself
  * cannot change without breaking the request-to-filter mapping; it is kept in operator state and a
@@ -119,6 +138,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     static final String DIRECTORY_STATE = "bucket-filters";
     static final String PAGES_STATE = "bloom-page-groups";
     static final String SHARDS_STATE = "shard-count";
+    /** The {@link FingerprintSecret#checkValue()} the state was written with; absent in state of the first release. */
+    static final String FINGERPRINT_CHECK_STATE = "fingerprint-check";
     static final String WATERMARK_STATE = "lateness-watermark";
     static final String EXPIRY_TIMERS = "bucket-expiry";
 
@@ -130,6 +151,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient MapStatePageGroups pages;
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
+    private transient ListState<Long> fingerprintCheckState;
+    /** {@link DedupPlan#shardGrowthAllowanceBytes()}, computed once. */
+    private transient long shardGrowthAllowance;
     private transient ListState<Long> watermarkState;
     private transient long restoredWatermark;
     private transient long safetyTtlMillis;
@@ -137,6 +161,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** Per shard (index = shard number, not Flink key): the bucket directory, cached on the heap. */
     private transient BucketDirectoryCache directories;
     private transient Set<Long> bucketsWarnedAbout;
+    /** (shard, bucket) pairs whose capped growth was logged; forgotten with the bucket. */
+    private transient Set<ShardBucket> capsWarnedAbout;
     private transient DedupMetrics metrics;
 
     // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
@@ -171,6 +197,14 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             }
         }
         shardCountState.update(java.util.List.of(plan.shards()));
+
+        fingerprintCheckState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(FINGERPRINT_CHECK_STATE, LongSerializer.INSTANCE));
+        if (context.isRestored()) {
+            FingerprintCheck.verify(fingerprintCheckState.get(), settings.fingerprintCheck());
+        }
+        fingerprintCheckState.update(java.util.List.of(settings.fingerprintCheck()));
+        shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
 
         watermarkState = context.getOperatorStateStore()
                 .getUnionListState(new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
@@ -216,6 +250,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
         bucketsWarnedAbout = new HashSet<>();
+        capsWarnedAbout = new HashSet<>();
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
@@ -315,8 +350,17 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         hash(impression, adIdHash, filter.fingerprintScheme());
         pages.select(bucket, filter);
-        if (filter.insertAbsent(h1, h2, pages)) {
-            onGrowth(shard, bucket, filter);
+        // What the shard's growth layers may still take; only summed when the filter needs a layer.
+        long growthAllowance = filter.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
+        switch (filter.insertAbsent(h1, h2, pages, growthAllowance)) {
+            case GREW:
+                onGrowth(shard, bucket, filter);
+                break;
+            case OVER_FILLED:
+                onCappedInsert(shard, bucket, filter);
+                break;
+            default:
+                break;
         }
         directories.markChanged(shard);
     }
@@ -348,6 +392,27 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             LOG.debug("Bucket {} of shard {} grew to {} layers ({} impressions)",
                     Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.layerCount(), filter.inserted());
         }
+    }
+
+    /** Counts an insert into a full layer that could not grow; warns once per shard and bucket. */
+    private void onCappedInsert(int shard, long bucket, ScalableBloomFilter filter) {
+        metrics.cappedInsertions.inc();
+        if (!capsWarnedAbout.add(new ShardBucket(shard, bucket))) {
+            return;
+        }
+        long nextLayer = filter.nextLayerBytes();
+        String why = nextLayer == Long.MAX_VALUE
+                ? "its filter cannot add another layer (" + filter.layerCount() + " layers, the most one filter can hold or address)"
+                : "a new layer of " + nextLayer + " bytes would take this shard's filters past the shard state cap of "
+                        + plan.shardStateCapBytes() + " bytes (--shard-state-cap " + plan.shardStateCap() + " x its planned "
+                        + plan.plannedBytesPerShard() + " bytes)";
+        LOG.warn("Bucket {} of shard {} holds {} unique impressions, {}x its planned capacity of {}, and {}. It keeps its size:"
+                        + " its newest layer over-fills, so this shard drops unique impressions at a rate above the configured FPP,"
+                        + " rising as it fills (gauge estimated-fpp); other shards are unaffected. Traffic this concentrated on one"
+                        + " shard is one request id with very many ad ids, or ids crafted to meet in one shard (see"
+                        + " --fingerprint-secret-file). Further capped inserts are counted in capped-insertions, not logged.",
+                Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.inserted(),
+                String.format(java.util.Locale.ROOT, "%.1f", filter.loadFactor()), filter.initialCapacity(), why);
     }
 
     private DeadLetter lateLetter(Impression impression, long watermark) {
@@ -402,6 +467,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         ScalableBloomFilter dropped = directories.get(shard).remove(bucket);
         if (dropped != null) {
             pages.removeBucket(bucket);
+            capsWarnedAbout.remove(new ShardBucket(shard, bucket));
         }
         directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone
         return dropped != null;
@@ -423,9 +489,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** The subtask's share of the account, as logged at every checkpoint and at the end of input. */
     private String share() {
         return String.format(java.util.Locale.ROOT,
-                "records-in %d = unique %d + duplicates %d + late %d (late duplicates %d); %d live shard-buckets, %d filter expansions",
+                "records-in %d = unique %d + duplicates %d + late %d (late duplicates %d); %d live shard-buckets, %d filter expansions,"
+                        + " %d capped insertions",
                 metrics.recordsIn.getCount(), metrics.unique.count(), metrics.duplicates.count(), metrics.late.count(),
-                metrics.lateDuplicates.count(), metrics.liveBuckets(), metrics.filterExpansions.getCount());
+                metrics.lateDuplicates.count(), metrics.liveBuckets(), metrics.filterExpansions.getCount(),
+                metrics.cappedInsertions.getCount());
     }
 
     @Override
@@ -434,4 +502,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
         super.finish();
     }
+
+    /** A bucket of a shard, as a key of {@link #capsWarnedAbout}. */
+    private record ShardBucket(int shard, long bucket) {}
 }

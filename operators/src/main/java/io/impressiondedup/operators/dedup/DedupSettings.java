@@ -2,6 +2,7 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.Serializable;
 import java.time.Duration;
@@ -21,6 +22,7 @@ public final class DedupSettings implements Serializable {
     private final Duration gaugeInterval;
     private final LatePolicy latePolicy;
     private final boolean resetLatenessWatermark;
+    private final long fingerprintCheck;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
@@ -29,6 +31,7 @@ public final class DedupSettings implements Serializable {
         this.gaugeInterval = builder.gaugeInterval;
         this.latePolicy = builder.latePolicy;
         this.resetLatenessWatermark = builder.resetLatenessWatermark;
+        this.fingerprintCheck = builder.fingerprintCheck;
     }
 
     public static Builder builder() {
@@ -65,6 +68,15 @@ public final class DedupSettings implements Serializable {
         return resetLatenessWatermark;
     }
 
+    /**
+     * The check value of the secret the source keys request-id digests with ({@link
+     * FingerprintSecret#checkValue()}), {@link FingerprintSecret#NO_SECRET} without one. The operator
+     * never sees the secret: it only keeps this in state and refuses a restore that disagrees.
+     */
+    public long fingerprintCheck() {
+        return fingerprintCheck;
+    }
+
     /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */
     public static Duration minimumStateTtl(DedupPlan plan) {
         return plan.timeBuckets().retention().plus(plan.timeBuckets().allowedLateness()).plus(plan.timeBuckets().bucketSize());
@@ -83,7 +95,8 @@ public final class DedupSettings implements Serializable {
     @Override
     public String toString() {
         return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
-                + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + '}';
+                + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + ", fingerprintCheck="
+                + FingerprintSecret.describeCheckValue(fingerprintCheck) + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -94,6 +107,7 @@ public final class DedupSettings implements Serializable {
         private Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
         private LatePolicy latePolicy = LatePolicy.DEAD_LETTER;
         private boolean resetLatenessWatermark;
+        private long fingerprintCheck = FingerprintSecret.NO_SECRET;
 
         public Builder plan(DedupPlan plan) {
             this.plan = plan;
@@ -129,6 +143,15 @@ public final class DedupSettings implements Serializable {
          */
         public Builder resetLatenessWatermark(boolean resetLatenessWatermark) {
             this.resetLatenessWatermark = resetLatenessWatermark;
+            return this;
+        }
+
+        /**
+         * The check value of the source's fingerprint secret ({@link FingerprintSecret#checkValueOf}):
+         * default none. It must match the one the restored state was written with.
+         */
+        public Builder fingerprintCheck(long fingerprintCheck) {
+            this.fingerprintCheck = fingerprintCheck;
             return this;
         }
 

@@ -170,6 +170,18 @@ final class DedupHarness implements AutoCloseable {
         return perBucket;
     }
 
+    /** Bytes of the Bloom pages keyed state holds for {@code shardKey}, over all its buckets and layers. */
+    long pageBytes(int shardKey) throws Exception {
+        backend().setCurrentKey(shardKey);
+        MapState<Long, PageGroup> groups = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.pagesDescriptor(settings));
+        long words = 0;
+        for (PageGroup group : groups.values()) {
+            words += group.words();
+        }
+        return words * Long.BYTES;
+    }
+
     /** The bucket directory keyed state holds for {@code shardKey} (as of the last flush). */
     BucketFilters storedDirectory(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;
@@ -33,15 +34,27 @@ import org.junit.jupiter.params.provider.MethodSource;
  * both hold the same impressions afterwards. Expected: no false negative (a copy the reference
  * knows passing), no in-time record set aside as late, every late record truly past the allowed
  * lateness and no copy of a live one, and false positives within FPP x unique + 3 sigma.
+ *
+ * <p>The reference is keyed on the raw ids, so the {@code keyed} variant, whose impressions are digested
+ * under a fingerprint secret as a source with {@code --fingerprint-secret-file} digests them, shows that a
+ * secret changes no decision but through false positives.
  */
 class DifferentialDedupTest {
 
     private static final long START = Instant.parse("2026-03-26T09:00:00Z").toEpochMilli(); // spans the spring DST shift
 
-    /** Named settings: the defaults, small filters running far over plan, hour buckets, a DST zone with the emit policy. */
+    /** The secret of the {@code keyed} variant. */
+    private static final FingerprintSecret SECRET = FingerprintSecret.of("differential-test-secret-0123456789".getBytes(
+            java.nio.charset.StandardCharsets.US_ASCII));
+
+    /**
+     * Named settings: the defaults, the defaults under a fingerprint secret, small filters running far over plan, hour
+     * buckets, a DST zone with the emit policy.
+     */
     static Map<String, DedupSettings> variants() {
         Map<String, DedupSettings> variants = new java.util.LinkedHashMap<>();
         variants.put("defaults", settings(TimeBuckets.defaults(), 100_000, 0.001, LatePolicy.DEAD_LETTER));
+        variants.put("keyed", DedupSettings.builder().plan(variants.get("defaults").plan()).fingerprintCheck(SECRET.checkValue()).build());
         variants.put("over-plan", settings(TimeBuckets.defaults(), 1_000, 0.01, LatePolicy.DEAD_LETTER));
         variants.put("hour-buckets-no-lateness", settings(
                 new TimeBuckets(Duration.ofHours(1), Duration.ofHours(20), Duration.ZERO, ZoneOffset.UTC), 20_000, 0.001, LatePolicy.DROP));
@@ -59,16 +72,19 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> runs() {
-        return variants().keySet().stream().flatMap(variant -> Stream.concat(
-                IntStream.range(0, 20).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
-                IntStream.range(0, 4).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed))));
+        return variants().keySet().stream().flatMap(variant -> {
+            boolean keyed = variant.equals("keyed"); // the defaults again, but for the digests: fewer seeds
+            return Stream.concat(
+                    IntStream.range(0, keyed ? 8 : 20).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
+                    IntStream.range(0, keyed ? 2 : 4).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed)));
+        });
     }
 
     @ParameterizedTest(name = "{0} on {1}, seed {2}")
     @MethodSource("runs")
     void theOperatorDecidesAsTheExactReferenceButForFalsePositivesWithinTheFpp(String variant, Backend backend, int seed) throws Exception {
         DedupSettings settings = variants().get(variant);
-        List<Object> events = stream(settings, seed);
+        List<Object> events = stream(variant, settings, seed);
         Lockstep lockstep = new Lockstep(settings);
         try (DedupHarness h = DedupHarness.open(settings, backend)) {
             lockstep.feed(List.of(h), 1, events);
@@ -77,15 +93,17 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> restores() {
-        return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of(b, 7), Arguments.of(b, 8)));
+        return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
+                Arguments.of("keyed", b, 9)));
     }
 
     /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
-    @ParameterizedTest(name = "{0}, seed {1}")
+    @ParameterizedTest(name = "{0} on {1}, seed {2}")
     @MethodSource("restores")
-    void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatRescalesTwoToThree(Backend backend, int seed) throws Exception {
-        DedupSettings settings = variants().get("defaults");
-        List<Object> events = stream(settings, seed);
+    void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatRescalesTwoToThree(String variant, Backend backend, int seed)
+            throws Exception {
+        DedupSettings settings = variants().get(variant);
+        List<Object> events = stream(variant, settings, seed);
         int cut = events.size() / 2;
         Lockstep lockstep = new Lockstep(settings);
 
@@ -112,10 +130,14 @@ class DifferentialDedupTest {
         lockstep.assertAgreement(settings);
     }
 
-    /** Five days of event time; delays drawn up to 1.5 x the allowed lateness + 3 h, so some are past it. */
-    private static List<Object> stream(DedupSettings settings, int seed) {
+    /**
+     * Five days of event time; delays drawn up to 1.5 x the allowed lateness + 3 h, so some are past it. Digested under
+     * the secret in the {@code keyed} variant.
+     */
+    private static List<Object> stream(String variant, DedupSettings settings, int seed) {
         long lateness = settings.plan().timeBuckets().allowedLateness().toMillis();
-        return DisorderedStream.generate(seed, 3_000, START, 5 * DAY, lateness + lateness / 2 + 3 * HOUR);
+        List<Object> events = DisorderedStream.generate(seed, 3_000, START, 5 * DAY, lateness + lateness / 2 + 3 * HOUR);
+        return variant.equals("keyed") ? TestImpressions.keyedBy(SECRET, events) : events;
     }
 
     /** Feeds the operator(s) and the reference record by record, classifying each disagreement. */

@@ -1,9 +1,11 @@
 package io.impressiondedup.operators.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.File;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -27,6 +29,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>{@code v1}: the state format of the first release (bucket directory + page groups, expiry timers
  * at bucket end + retention), written before allowed lateness existed.
+ *
+ * <p>{@code v2}: with the fingerprint secret's check value in operator state, written with a secret
+ * ({@link GoldenStream#SECRET}); expiry timers at bucket end + retention + allowed lateness.
  */
 class GoldenSavepointTest {
 
@@ -40,36 +45,79 @@ class GoldenSavepointTest {
     @EnumSource(Backend.class)
     void theV1SavepointRestoresAndDecidesAsTheExactReference(Backend backend) throws Exception {
         OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v1", backend));
-        Map<Verdict, List<String>> expected = referenceAfterTheCut();
-        assertThat(expected.get(Verdict.UNIQUE)).hasSizeGreaterThan(500);
-        assertThat(expected.get(Verdict.DUPLICATE)).hasSizeGreaterThan(300);
-        // Genuine impressions of day 0 delayed by hours are in time now (v1 dead-lettered them), and copies
-        // re-sent after the watermark passed day 0 + retention are late duplicates, not late.
-        assertThat(expected.get(Verdict.LATE_DUPLICATE)).hasSizeGreaterThan(50);
-
         try (DedupHarness h = DedupHarness.open(GoldenStream.settings(), backend, 1, 0, savepoint)) {
             feed(h, GoldenStream.AFTER);
-            assertThat(sorted(h.emittedRequestIdsWithTime())).isEqualTo(expected.get(Verdict.UNIQUE));
-            List<String> duplicates = new ArrayList<>(expected.get(Verdict.DUPLICATE));
-            duplicates.addAll(expected.get(Verdict.LATE_DUPLICATE));
-            assertThat(sorted(ids(h.duplicates()))).isEqualTo(sorted(duplicates));
-            assertThat(sorted(ids(h.late().stream().map(DedupHarness::impressionOf).toList()))).isEqualTo(expected.get(Verdict.LATE));
-            assertThat(h.counter(DedupMetrics.LATE_DUPLICATES)).isEqualTo(expected.get(Verdict.LATE_DUPLICATE).size());
+            assertDecidedAsTheExactReference(h);
             // The v1 timers of day 0 (end + retention) fired before the current rule allows, and were moved.
             assertThat(h.counter(DedupMetrics.BUCKET_EXPIRIES_DEFERRED)).isEqualTo(DedupHarness.MAX_PARALLELISM);
         }
     }
 
-    /** Writes the fixtures of the current release: {@code mvn -pl operators test -Dtest=GoldenSavepointTest -Dgolden.write=v1}. */
+    /** v1 knew no secret: its state was digested without one, and a secret would look every request up elsewhere. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV1SavepointRefusesARestoreWithAFingerprintSecret(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v1", backend));
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, savepoint))
+                .hasStackTraceContaining("written without a fingerprint secret, but this job runs with --fingerprint-secret-file");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV2SavepointRestoresWithItsSecretAndDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v2", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, savepoint)) {
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+            assertThat(h.counter(DedupMetrics.BUCKET_EXPIRIES_DEFERRED)).as("v2 timers are at the current expiry").isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV2SavepointRefusesAnotherSecretAndNoSecretNamingTheOption(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v2", backend));
+        FingerprintSecret other = FingerprintSecret.of("another-secret-of-thirty-two-bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(other.checkValue()), backend, 1, 0, savepoint))
+                .hasStackTraceContaining("written with another fingerprint secret (check value "
+                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.checkValue()) + ")")
+                .hasStackTraceContaining("--fingerprint-secret-file");
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(), backend, 1, 0, savepoint))
+                .hasStackTraceContaining("written with a fingerprint secret")
+                .hasStackTraceContaining("but this job runs without --fingerprint-secret-file");
+    }
+
+    /** The operator's decisions after the cut are the exact reference's, which decides on the raw ids. */
+    private static void assertDecidedAsTheExactReference(DedupHarness h) {
+        Map<Verdict, List<String>> expected = referenceAfterTheCut();
+        assertThat(expected.get(Verdict.UNIQUE)).hasSizeGreaterThan(500);
+        assertThat(expected.get(Verdict.DUPLICATE)).hasSizeGreaterThan(300);
+        // Genuine impressions of day 0 delayed by hours are in time now (the first release dead-lettered them), and copies
+        // re-sent after the watermark passed day 0 + retention are late duplicates, not late.
+        assertThat(expected.get(Verdict.LATE_DUPLICATE)).hasSizeGreaterThan(50);
+
+        assertThat(sorted(h.emittedRequestIdsWithTime())).isEqualTo(expected.get(Verdict.UNIQUE));
+        List<String> duplicates = new ArrayList<>(expected.get(Verdict.DUPLICATE));
+        duplicates.addAll(expected.get(Verdict.LATE_DUPLICATE));
+        assertThat(sorted(ids(h.duplicates()))).isEqualTo(sorted(duplicates));
+        assertThat(sorted(ids(h.late().stream().map(DedupHarness::impressionOf).toList()))).isEqualTo(expected.get(Verdict.LATE));
+        assertThat(h.counter(DedupMetrics.LATE_DUPLICATES)).isEqualTo(expected.get(Verdict.LATE_DUPLICATE).size());
+    }
+
+    /**
+     * Writes the fixtures of the current release, with {@link GoldenStream#SECRET}: {@code mvn -pl operators -am verify
+     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v3} (v1 was written without one).
+     */
     @Test
     @EnabledIfSystemProperty(named = "golden.write", matches = "v\\d+")
     void writeFixtures() throws Exception {
         String version = System.getProperty("golden.write");
+        assertThat(version).as("v1 was the release without secrets").isNotEqualTo("v1");
         for (Backend backend : Backend.values()) {
             File file = new File(fixture(version, backend));
             assertThat(file).as("fixtures are never rewritten: add a new version").doesNotExist();
-            try (DedupHarness h = DedupHarness.open(GoldenStream.settings(), backend)) {
-                feed(h, GoldenStream.BEFORE);
+            try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend)) {
+                feed(h, GoldenStream.keyed(GoldenStream.BEFORE, GoldenStream.SECRET));
                 h.harness.prepareSnapshotPreBarrier(1);
                 OperatorSubtaskState savepoint = h.harness
                         .snapshotWithLocalState(1, 1, SavepointType.savepoint(SavepointFormatType.CANONICAL))

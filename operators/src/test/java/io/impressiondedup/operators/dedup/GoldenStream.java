@@ -6,7 +6,9 @@ import static io.impressiondedup.operators.dedup.TestImpressions.T0;
 import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -26,18 +28,35 @@ import java.util.SplittableRandom;
  * requests of day 1 and day 2 with their copies, genuine impressions of day 0 delayed by up to 14
  * hours, and finally a watermark past the end of day 0 + 2 days of retention followed by copies of
  * day-0 and day-1 impressions with their original timestamps.
+ *
+ * <p>From {@code v2} on the fixtures are written with a fingerprint secret ({@link #SECRET}): the same
+ * events, their digests keyed by it ({@link #keyed}), and settings carrying its check value.
  */
 final class GoldenStream {
 
     static final List<Object> BEFORE = new ArrayList<>();
     static final List<Object> AFTER = new ArrayList<>();
 
+    /** The fingerprint secret of the fixtures from {@code v2} on. */
+    static final FingerprintSecret SECRET = FingerprintSecret.of("golden-savepoint-v2-secret-0123456789".getBytes(StandardCharsets.US_ASCII));
+
     /** The settings the fixtures were written with (explicit: later defaults must not change them). */
     static DedupSettings settings() {
+        return settings(FingerprintSecret.NO_SECRET);
+    }
+
+    /** {@link #settings()} for the source's fingerprint secret of check value {@code fingerprintCheck}. */
+    static DedupSettings settings(long fingerprintCheck) {
         return DedupSettings.builder()
                 .plan(DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001).pageBytes(2048).build())
                 .emitDuplicates(true)
+                .fingerprintCheck(fingerprintCheck)
                 .build();
+    }
+
+    /** {@code events} as a source with {@code secret} digests them; {@code null}: as they are. */
+    static List<Object> keyed(List<Object> events, FingerprintSecret secret) {
+        return secret == null ? events : TestImpressions.keyedBy(secret, events);
     }
 
     static {

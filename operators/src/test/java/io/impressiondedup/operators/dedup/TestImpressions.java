@@ -2,10 +2,13 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Impressions for operator tests, digested the way the source does it. */
 final class TestImpressions {
@@ -26,5 +29,24 @@ final class TestImpressions {
                 "impressions", 0, offset++, eventTime, requestId.getBytes(StandardCharsets.UTF_8),
                 json.getBytes(StandardCharsets.UTF_8), new String[] {"trace"}, new byte[][] {{1, 2}});
         return new Impression(requestId, adId, eventTime, DIGESTER.high(), DIGESTER.low(), raw);
+    }
+
+    /**
+     * {@code events} (impressions and watermarks) with every impression's digest computed under {@code
+     * secret}, as a source run with {@code --fingerprint-secret-file} computes it; all else unchanged.
+     */
+    static List<Object> keyedBy(FingerprintSecret secret, List<Object> events) {
+        RequestIdDigester digester = new RequestIdDigester(secret);
+        List<Object> keyed = new ArrayList<>(events.size());
+        for (Object event : events) {
+            if (event instanceof Impression) {
+                Impression i = (Impression) event;
+                digester.digest(i.requestId());
+                keyed.add(new Impression(i.requestId(), i.adId(), i.eventTime(), digester.high(), digester.low(), i.raw()));
+            } else {
+                keyed.add(event);
+            }
+        }
+        return keyed;
     }
 }

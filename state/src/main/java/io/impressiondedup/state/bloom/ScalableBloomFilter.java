@@ -26,6 +26,12 @@ import java.util.Objects;
  * more per element than a fixed filter for p; that is what buys "still at most p when traffic runs 4x
  * over plan", which a fixed filter cannot offer (its FPP climbs towards 1).
  *
+ * <p><b>Refused growth.</b> The caller may cap how many bytes new layers may take ({@link
+ * #insertAbsent(long, long, BloomPageStore, long)}: the operator's per-shard state cap). A filter
+ * refused a layer, or at {@link #MAX_LAYERS}, keeps inserting into its newest layer beyond that
+ * layer's capacity: its size stays, and its FPP rises with every such insert, which {@link
+ * #estimatedFpp()} shows. Memory is then bounded and accuracy is not.
+ *
  * <p><b>Storage.</b> This object holds the filter's metadata (fingerprint scheme, design, layers and
  * their counts: a few dozen bytes); the bits live in a {@link BloomPageStore}, on the heap or in
  * keyed state, passed to every call. That split is what lets the operator keep the metadata in one
@@ -50,6 +56,9 @@ public final class ScalableBloomFilter {
     private final double targetFpp;
     private final int blocksPerPage;
     private final List<BloomLayer> layers;
+    /** Geometry of the layer to add next, once asked for ({@link #nextLayerBytes()}); not part of the state. */
+    private BloomGeometry nextLayer;
+    private boolean nextLayerUnaddressable;
 
     private ScalableBloomFilter(
             FingerprintScheme fingerprintScheme,
@@ -97,6 +106,11 @@ public final class ScalableBloomFilter {
         return targetFpp * (1 - TIGHTENING_RATIO) * Math.pow(TIGHTENING_RATIO, layer);
     }
 
+    /** Geometry of layer {@code i} of a filter planned for {@code initialCapacity} at compound FPP {@code targetFpp}. */
+    public static BloomGeometry layerGeometry(long initialCapacity, double targetFpp, int blocksPerPage, int layer) {
+        return BloomSizing.size(layerCapacity(initialCapacity, layer), layerFpp(targetFpp, layer), blocksPerPage);
+    }
+
     public boolean mightContain(long h1, long h2, BloomPageStore pages) {
         for (int i = layers.size() - 1; i >= 0; i--) {
             if (layers.get(i).geometry().mightContain(pages, i, h1, h2)) {
@@ -106,6 +120,20 @@ public final class ScalableBloomFilter {
         return false;
     }
 
+    /** What {@link #insertAbsent(long, long, BloomPageStore, long)} did. */
+    public enum Insertion {
+        /** Into the newest layer, which had room. */
+        INSERTED,
+        /** Into a layer added for it: the newest was full. */
+        GREW,
+        /**
+         * Into the newest layer although it was full: a new layer would have exceeded the growth
+         * allowance, or the filter can add none ({@link #nextLayerBytes()}). The filter's FPP rises
+         * above its target.
+         */
+        OVER_FILLED
+    }
+
     /**
      * Inserts an element the caller has just found absent ({@link #mightContain} false), growing
      * first if the newest layer is full.
@@ -113,16 +141,58 @@ public final class ScalableBloomFilter {
      * @return whether a layer was added for it
      */
     public boolean insertAbsent(long h1, long h2, BloomPageStore pages) {
-        boolean grew = false;
-        if (newestLayer().isFull() && layers.size() < MAX_LAYERS) {
-            addLayer();
-            grew = true;
+        return insertAbsent(h1, h2, pages, Long.MAX_VALUE) == Insertion.GREW;
+    }
+
+    /**
+     * Inserts an element the caller has just found absent ({@link #mightContain} false). If the newest
+     * layer is full, a new layer is added first if the filter can add one ({@link #nextLayerBytes()})
+     * and its bits fit in {@code growthAllowance} bytes; otherwise the element over-fills the newest
+     * layer.
+     */
+    public Insertion insertAbsent(long h1, long h2, BloomPageStore pages, long growthAllowance) {
+        Insertion insertion = Insertion.INSERTED;
+        if (newestLayer().isFull()) {
+            long nextLayerBytes = nextLayerBytes();
+            if (nextLayerBytes != Long.MAX_VALUE && nextLayerBytes <= growthAllowance) {
+                addLayer();
+                insertion = Insertion.GREW;
+            } else {
+                insertion = Insertion.OVER_FILLED;
+            }
         }
         int top = layers.size() - 1;
         BloomLayer layer = layers.get(top);
         layer.geometry().put(pages, top, h1, h2);
         layer.recordInsert();
-        return grew;
+        return insertion;
+    }
+
+    /** Whether the newest layer is full: the next insert adds a layer or over-fills. */
+    public boolean needsLayer() {
+        return newestLayer().isFull();
+    }
+
+    /**
+     * Bytes of the layer the filter would add next; {@link Long#MAX_VALUE} if it can add none: at
+     * {@link #MAX_LAYERS}, or when that layer would need more pages than a page address holds (with
+     * 256-byte pages a plan of 2 billion a day over 128 shards gets there at layer 6, 127x the plan).
+     * Sized once and remembered: a filter refused growth asks this at every insert.
+     */
+    public long nextLayerBytes() {
+        if (layers.size() >= MAX_LAYERS || nextLayerUnaddressable) {
+            return Long.MAX_VALUE;
+        }
+        if (nextLayer == null) {
+            int index = layers.size();
+            try {
+                nextLayer = layerGeometry(initialCapacity, targetFpp, blocksPerPage, index);
+            } catch (IllegalArgumentException e) {
+                nextLayerUnaddressable = true; // the filter over-fills instead: failing the record would fail the job
+                return Long.MAX_VALUE;
+            }
+        }
+        return nextLayer.bytes();
     }
 
     /**
@@ -142,7 +212,10 @@ public final class ScalableBloomFilter {
         int index = layers.size();
         long capacity = layerCapacity(initialCapacity, index);
         double fpp = layerFpp(targetFpp, index);
-        layers.add(new BloomLayer(BloomSizing.size(capacity, fpp, blocksPerPage), capacity, fpp, 0));
+        BloomGeometry geometry = nextLayer != null ? nextLayer : layerGeometry(initialCapacity, targetFpp, blocksPerPage, index);
+        nextLayer = null;
+        nextLayerUnaddressable = false;
+        layers.add(new BloomLayer(geometry, capacity, fpp, 0));
     }
 
     public FingerprintScheme fingerprintScheme() {
@@ -189,6 +262,11 @@ public final class ScalableBloomFilter {
             total += layer.geometry().bytes();
         }
         return total;
+    }
+
+    /** Size of the layers beyond the first (the growth) if every page existed. */
+    public long growthBytes() {
+        return bytes() - layers.get(0).geometry().bytes();
     }
 
     /** Elements inserted relative to the planned capacity n0 (above 1: traffic over plan). */

@@ -8,7 +8,9 @@ import java.util.Objects;
  * How an impression's identity becomes the two 64-bit hashes a Bloom filter probes with: the one
  * place where the dedup identity is defined.
  *
- * <p><b>Identity.</b> The leading {@code keyBits} bits of MD5(requestId) plus the ad id. Truncation
+ * <p><b>Identity.</b> The leading {@code keyBits} bits of the request id's digest plus the ad id; the
+ * digest is MD5(requestId), or with a {@link FingerprintSecret} the keyed MD5 that hides from whoever
+ * crafts ids which shard and bits they get ({@link RequestIdDigester}). Truncation
  * is what makes the state small: two different request ids collide with probability 2^-keyBits, so
  * a day of n requests has about n^2 / 2^(keyBits+1) colliding pairs (the birthday bound the planner
  * prints; at 64 bits and 10^10 requests a day that is 2.7 pairs). The first 32 bits also choose the

@@ -2,6 +2,7 @@ package io.impressiondedup.state.plan;
 
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomSizing;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import java.util.Locale;
 import org.apache.flink.util.TimeUtils;
 
@@ -54,7 +55,37 @@ public final class CapacityReport {
     }
 
     public long bytesPerShard() {
-        return bytesPerShardBucket() * plan.liveBuckets();
+        return plan.plannedBytesPerShard();
+    }
+
+    /** The most Bloom state one shard may hold ({@code --shard-state-cap}). */
+    public long shardStateCapBytes() {
+        return plan.shardStateCapBytes();
+    }
+
+    /**
+     * How far over plan each of {@code buckets} buckets of one shard may run and keep the FPP under the
+     * shard state cap: {@code 2^L - 1}, the capacity of L layers, for the most layers L whose growth
+     * layers (1 .. L-1) in all {@code buckets} buckets fit the shard's growth allowance. 1 if none fits.
+     */
+    public long overPlanWithinCap(int buckets) {
+        long allowance = plan.shardGrowthAllowanceBytes();
+        long growth = 0;
+        int layers = 1;
+        while (layers < ScalableBloomFilter.MAX_LAYERS) {
+            long next;
+            try {
+                next = ScalableBloomFilter.layerGeometry(plan.capacityPerShard(), plan.bucketFpp(), plan.blocksPerPage(), layers).bytes();
+            } catch (IllegalArgumentException e) {
+                break; // a layer this large cannot be addressed: growth stops here anyway
+            }
+            if ((double) (growth + next) * buckets > allowance) {
+                break;
+            }
+            growth += next;
+            layers++;
+        }
+        return (1L << layers) - 1;
     }
 
     public long totalBytes() {
@@ -106,6 +137,11 @@ public final class CapacityReport {
                 TimeUtils.formatWithHighestUnit(plan.timeBuckets().allowedLateness()));
         line(sb, "State per shard", "%s (%s per bucket)", bytes(bytesPerShard()), bytes(bytesPerShardBucket()));
         line(sb, "State in total", "%s", bytes(totalBytes()));
+        line(sb, "Shard state cap", "%s per shard (--shard-state-cap %s x the planned %s): a bucket up to %dx over plan, or the"
+                        + " %d buckets held most of the day each up to %dx, keep the FPP; past the cap a shard's filters stop growing"
+                        + " and its FPP rises instead of its memory",
+                bytes(shardStateCapBytes()), trim(plan.shardStateCap()), bytes(bytesPerShard()), overPlanWithinCap(1),
+                plan.liveBuckets() - 1, overPlanWithinCap(plan.liveBuckets() - 1));
         line(sb, "Full checkpoint", "~%s (incremental checkpoints upload the pages changed since the last one)",
                 bytes(fullCheckpointBytes()));
         line(sb, "MD5 truncation collisions", "%.3g expected colliding request-id pairs per bucket (n^2 / 2^%d)",
@@ -117,6 +153,10 @@ public final class CapacityReport {
 
     private static void line(StringBuilder sb, String label, String format, Object... args) {
         sb.append(String.format(Locale.ROOT, "%-30s ", label + ":")).append(String.format(Locale.ROOT, format, args)).append('\n');
+    }
+
+    private static String trim(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
     }
 
     static String bytes(long bytes) {

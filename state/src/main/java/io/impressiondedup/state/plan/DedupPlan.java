@@ -31,6 +31,25 @@ import java.util.Objects;
  * layers in about half of its 128 shards). Each shard's filter is therefore sized for the mean plus
  * {@link #SHARD_SPREAD_SIGMAS} standard deviations: a shard overflows an on-plan day with
  * probability about 3e-5, for 3% more bits at 16k impressions per shard and 0.1% at 16M.
+ *
+ * <p><b>Shard state cap.</b> Growth keeps the FPP, but without a bound one shard could grow to 16
+ * layers, 65,535x its plan: all ads of a request share a shard, so one request id with millions of ad
+ * ids does it (that one bucket's filter then takes 197,000 times its first layer: 620 MB for a bucket
+ * planned at 1,100 impressions and 3 KB). So a shard's Bloom state is capped
+ * at {@link #shardStateCap()} times its planned state {@link #plannedBytesPerShard()} (the first layer
+ * of each live bucket, B0 each); the growth layers of all its buckets share what the cap leaves above
+ * the planned state ({@link #shardGrowthAllowanceBytes()}), and a filter that would go past it adds no
+ * layer and over-fills instead: <b>that shard's FPP rises, its memory does not</b>. The cap is a
+ * multiple rather than a size because the plan sets the scale: a shard planned at 15 KB and one planned
+ * at 200 MB overflow by the same factors. The default, {@value #DEFAULT_SHARD_STATE_CAP}x, leaves 35 B0
+ * for growth with 5 live buckets. A bucket's layers 1, 2 and 3 take 2.2, 4.8 and 10.5 B0 (twice the
+ * elements of the layer before at half its FPP, so about 9% more bits per element), and hold 3x, 7x
+ * and 15x the plan. So one bucket may run 15x over plan (17.5 B0 of growth) at the configured FPP, and
+ * the four buckets a shard holds most of the day may each run 7x over plan at once (4 x 7.0 = 28 B0),
+ * while legitimate traffic spreads evenly over the shards and stays far from the cap; the cost is
+ * bounded at 8x the planned state of the shard under attack, 5.5% more than the whole planned state
+ * at 128 shards. The next
+ * step, 31x over plan in one bucket, needs 40.3 B0 and is refused.
  */
 public final class DedupPlan implements Serializable {
 
@@ -41,6 +60,8 @@ public final class DedupPlan implements Serializable {
     public static final int DEFAULT_PAGE_BYTES = 2048;
     /** Standard deviations of a shard's share of the traffic that its filter absorbs without growing. */
     public static final double SHARD_SPREAD_SIGMAS = 4.0;
+    /** Default {@link #shardStateCap()}: one bucket 15x, or four buckets 7x, over plan still keep the FPP (class comment). */
+    public static final double DEFAULT_SHARD_STATE_CAP = 8.0;
 
     private final long capacityPerBucket;
     private final double fpp;
@@ -48,6 +69,7 @@ public final class DedupPlan implements Serializable {
     private final TimeBuckets timeBuckets;
     private final FingerprintScheme fingerprintScheme;
     private final int blocksPerPage;
+    private final double shardStateCap;
 
     private DedupPlan(Builder b) {
         this.capacityPerBucket = b.capacityPerBucket;
@@ -56,6 +78,7 @@ public final class DedupPlan implements Serializable {
         this.timeBuckets = b.timeBuckets;
         this.fingerprintScheme = b.fingerprintScheme;
         this.blocksPerPage = b.pageBytes / (BloomBlock.BITS / Byte.SIZE);
+        this.shardStateCap = b.shardStateCap;
     }
 
     public static Builder builder() {
@@ -109,6 +132,29 @@ public final class DedupPlan implements Serializable {
         return (int) ((kept + bucket - 1) / bucket) + 2;
     }
 
+    /** Bloom state of one shard on plan: the first layer of each of its {@link #liveBuckets()}. */
+    public long plannedBytesPerShard() {
+        return firstLayerGeometry().bytes() * liveBuckets();
+    }
+
+    /** The most Bloom state one shard may hold, as a multiple of {@link #plannedBytesPerShard()}. */
+    public double shardStateCap() {
+        return shardStateCap;
+    }
+
+    /** {@link #shardStateCap()} in bytes. */
+    public long shardStateCapBytes() {
+        return (long) Math.floor(Math.min(shardStateCap * plannedBytesPerShard(), (double) Long.MAX_VALUE));
+    }
+
+    /**
+     * Bytes the growth layers of one shard's filters may take together: the cap less the first layers
+     * of its live buckets, which exist whatever the traffic. Zero or less: filters never grow.
+     */
+    public long shardGrowthAllowanceBytes() {
+        return shardStateCapBytes() - plannedBytesPerShard();
+    }
+
     public long capacityPerBucket() {
         return capacityPerBucket;
     }
@@ -150,19 +196,20 @@ public final class DedupPlan implements Serializable {
                 && Double.compare(that.fpp, fpp) == 0
                 && shards == that.shards
                 && blocksPerPage == that.blocksPerPage
+                && Double.compare(that.shardStateCap, shardStateCap) == 0
                 && timeBuckets.equals(that.timeBuckets)
                 && fingerprintScheme.equals(that.fingerprintScheme);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(capacityPerBucket, fpp, shards, timeBuckets, fingerprintScheme, blocksPerPage);
+        return Objects.hash(capacityPerBucket, fpp, shards, timeBuckets, fingerprintScheme, blocksPerPage, shardStateCap);
     }
 
     @Override
     public String toString() {
         return "DedupPlan{capacityPerBucket=" + capacityPerBucket + ", fpp=" + fpp + ", shards=" + shards + ", "
-                + timeBuckets + ", " + fingerprintScheme + ", pageBytes=" + pageBytes() + '}';
+                + timeBuckets + ", " + fingerprintScheme + ", pageBytes=" + pageBytes() + ", shardStateCap=" + shardStateCap + '}';
     }
 
     /** Builder of {@link DedupPlan}; {@link #build()} validates. */
@@ -173,6 +220,7 @@ public final class DedupPlan implements Serializable {
         private TimeBuckets timeBuckets = TimeBuckets.defaults();
         private FingerprintScheme fingerprintScheme = FingerprintScheme.withKeyBits(FingerprintScheme.DEFAULT_KEY_BITS);
         private int pageBytes = DEFAULT_PAGE_BYTES;
+        private double shardStateCap = DEFAULT_SHARD_STATE_CAP;
 
         /** Expected unique impressions per bucket over all shards (e.g. per day). */
         public Builder capacityPerBucket(long capacityPerBucket) {
@@ -205,6 +253,12 @@ public final class DedupPlan implements Serializable {
             return this;
         }
 
+        /** The most Bloom state one shard may hold, as a multiple of its state on plan (see the class comment). */
+        public Builder shardStateCap(double shardStateCap) {
+            this.shardStateCap = shardStateCap;
+            return this;
+        }
+
         public DedupPlan build() {
             checkArgument(capacityPerBucket > 0, "capacity per bucket must be positive, but was %s", capacityPerBucket);
             checkArgument(fpp > 0 && fpp < 0.5, "fpp must be in (0, 0.5), but was %s", fpp);
@@ -213,6 +267,8 @@ public final class DedupPlan implements Serializable {
                     pageBytes >= 64 && pageBytes <= 65536 && Integer.bitCount(pageBytes) == 1,
                     "page size must be a power of two between 64 and 65536 bytes, but was %s",
                     pageBytes);
+            checkArgument(shardStateCap > 0, "the shard state cap must be a positive multiple of the planned state, but was %s",
+                    shardStateCap);
             Objects.requireNonNull(timeBuckets, "timeBuckets");
             Objects.requireNonNull(fingerprintScheme, "fingerprintScheme");
             DedupPlan plan = new DedupPlan(this);

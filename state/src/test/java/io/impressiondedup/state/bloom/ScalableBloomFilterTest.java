@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.impressiondedup.state.TestElements;
+import io.impressiondedup.state.bloom.ScalableBloomFilter.Insertion;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ScalableBloomFilterTest {
@@ -118,5 +121,46 @@ class ScalableBloomFilterTest {
 
         assertThat(copy.inserted()).isZero();
         assertThat(copy).isNotEqualTo(filter);
+    }
+
+    @Test
+    void aFilterRefusedALayerKeepsItsSizeOverFillsItsNewestLayerAndShowsTheRisingFpp() {
+        ScalableBloomFilter filter = ScalableBloomFilter.create(SCHEME, 1000, 0.01, 1);
+        HeapBloomPages pages = new HeapBloomPages();
+        TestElements elements = new TestElements(9);
+        long layer1 = filter.nextLayerBytes();
+        List<Insertion> outcomes = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            long[] h = elements.next();
+            if (!filter.mightContain(h[0], h[1], pages)) {
+                outcomes.add(filter.insertAbsent(h[0], h[1], pages, layer1)); // room for layer 1 only
+            }
+        }
+
+        assertThat(filter.layerCount()).isEqualTo(2);
+        assertThat(filter.growthBytes()).isEqualTo(layer1);
+        assertThat(outcomes).containsOnlyOnce(Insertion.GREW).contains(Insertion.OVER_FILLED);
+        assertThat(outcomes.indexOf(Insertion.OVER_FILLED)).as("over-filling starts once layers 0 and 1 are full").isEqualTo(3000);
+        assertThat(filter.layers().get(1).inserted()).isGreaterThan(2 * filter.layers().get(1).capacity());
+        assertThat(filter.estimatedFpp()).isGreaterThan(0.05);
+    }
+
+    @Test
+    void aLayerTooLargeToAddressIsRefusedInsteadOfFailingTheInsert() {
+        // 64-byte pages (one block each): a page address holds 2^24 blocks. Layer 0 needs about 2M blocks,
+        // layer 3 (8x the capacity at an eighth of the FPP) about 20M: more than can be addressed.
+        List<BloomLayer> layers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            BloomGeometry geometry = ScalableBloomFilter.layerGeometry(60_000_000, 0.001, 1, i);
+            long capacity = ScalableBloomFilter.layerCapacity(60_000_000, i);
+            layers.add(new BloomLayer(geometry, capacity, ScalableBloomFilter.layerFpp(0.001, i), capacity));
+        }
+        ScalableBloomFilter filter = ScalableBloomFilter.restore(SCHEME, 60_000_000, 0.001, 1, layers);
+        long[] h = new TestElements(10).next();
+
+        assertThat(filter.nextLayerBytes()).isEqualTo(Long.MAX_VALUE);
+        assertThat(filter.insertAbsent(h[0], h[1], new HeapBloomPages(), Long.MAX_VALUE)).isEqualTo(Insertion.OVER_FILLED);
+        assertThat(filter.insertAbsent(h[0], h[1], new HeapBloomPages())).isFalse();
+        assertThat(filter.layerCount()).isEqualTo(3);
     }
 }

@@ -69,4 +69,25 @@ class DedupPlanTest {
         assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(100_000_000_000L).shards(1).pageBytes(64).build())
                 .hasMessageContaining("more shards");
     }
+
+    @Test
+    void theShardStateCapIsAMultipleOfTheShardsPlannedStateAndLeavesTheRestForGrowth() {
+        DedupPlan small = DedupPlan.builder().capacityPerBucket(128_000).shards(128).build();
+        long firstLayer = small.firstLayerGeometry().bytes();
+        assertThat(small.plannedBytesPerShard()).isEqualTo(firstLayer * small.liveBuckets());
+        assertThat(small.shardStateCap()).isEqualTo(DedupPlan.DEFAULT_SHARD_STATE_CAP);
+        assertThat(small.shardStateCapBytes()).isEqualTo(8 * small.plannedBytesPerShard());
+        assertThat(small.shardGrowthAllowanceBytes()).isEqualTo(7 * small.plannedBytesPerShard());
+
+        DedupPlan capped = DedupPlan.builder().capacityPerBucket(128_000).shards(128).shardStateCap(0.5).build();
+        assertThat(capped.shardGrowthAllowanceBytes()).as("below 1, no filter ever grows").isNegative();
+        assertThat(capped).isNotEqualTo(small);
+    }
+
+    @Test
+    void aShardStateCapOfZeroOrLessIsRejectedQuotingIt() {
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(1000).shardStateCap(0).build()).hasMessageContaining("0.0");
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(1000).shardStateCap(-2).build()).hasMessageContaining("-2.0");
+        assertThatThrownBy(() -> DedupPlan.builder().capacityPerBucket(1000).shardStateCap(Double.NaN).build()).hasMessageContaining("NaN");
+    }
 }

@@ -1,0 +1,48 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
+
+/**
+ * Whether restored dedup state was written with the fingerprint secret this job runs with. The secret
+ * decides which shard every request maps to and which Bloom bits it sets, so state written with
+ * another secret, or with one when this job has none (or the other way round), would answer every
+ * lookup from the wrong bits: duplicates would pass. State written before secrets existed holds no
+ * check value and counts as written without one.
+ */
+final class FingerprintCheck {
+
+    private FingerprintCheck() {}
+
+    /**
+     * Fails naming {@code --fingerprint-secret-file} unless every restored check value equals {@code
+     * configured} ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none).
+     */
+    static void verify(Iterable<Long> restored, long configured) {
+        long written = FingerprintSecret.NO_SECRET;
+        for (Long value : restored) {
+            written = value;
+            if (value != configured) {
+                break;
+            }
+        }
+        if (written == configured) {
+            return;
+        }
+        String consequence = " Every request would be looked up in another shard and other Bloom bits than it was stored in, and"
+                + " duplicates would pass. A fingerprint secret applies to fresh state only.";
+        if (written == FingerprintSecret.NO_SECRET) {
+            throw new IllegalStateException("The dedup state was written without a fingerprint secret, but this job runs with"
+                    + " --fingerprint-secret-file (check value " + FingerprintSecret.describeCheckValue(configured) + ")."
+                    + consequence + " Run without --fingerprint-secret-file, or start without state.");
+        }
+        if (configured == FingerprintSecret.NO_SECRET) {
+            throw new IllegalStateException("The dedup state was written with a fingerprint secret (check value "
+                    + FingerprintSecret.describeCheckValue(written) + "), but this job runs without --fingerprint-secret-file."
+                    + consequence + " Run with the --fingerprint-secret-file the state was written with, or start without state.");
+        }
+        throw new IllegalStateException("The dedup state was written with another fingerprint secret (check value "
+                + FingerprintSecret.describeCheckValue(written) + ") than this job's --fingerprint-secret-file (check value "
+                + FingerprintSecret.describeCheckValue(configured) + ")." + consequence
+                + " Run with the --fingerprint-secret-file the state was written with, or start without state.");
+    }
+}

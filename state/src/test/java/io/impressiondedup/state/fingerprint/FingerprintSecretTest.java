@@ -1,0 +1,63 @@
+package io.impressiondedup.state.fingerprint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FingerprintSecretTest {
+
+    private static final String HEX = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTrailingNewlineIsNotPartOfTheSecret() throws Exception {
+        long bare = FingerprintSecret.read(write("bare", HEX)).checkValue();
+        assertThat(FingerprintSecret.read(write("lf", HEX + "\n")).checkValue()).isEqualTo(bare);
+        assertThat(FingerprintSecret.read(write("crlf", HEX + "\r\n")).checkValue()).isEqualTo(bare);
+        assertThat(FingerprintSecret.read(write("two", HEX + "\n\n")).checkValue()).as("only one newline is trimmed").isNotEqualTo(bare);
+    }
+
+    @Test
+    void anEmptyOrShortSecretIsRejectedSayingHowManyBytesItHasButNotWhich() throws Exception {
+        assertThatThrownBy(() -> FingerprintSecret.read(write("empty", ""))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty");
+        assertThatThrownBy(() -> FingerprintSecret.read(write("newline", "\n"))).hasMessageContaining("empty but for a newline");
+        assertThatThrownBy(() -> FingerprintSecret.read(write("short", "fifteen-bytes!!\n"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("16 to 1024 bytes, but has 15").hasMessageNotContaining("fifteen");
+        assertThatThrownBy(() -> FingerprintSecret.read(write("long", "x".repeat(2000)))).hasMessageContaining("2000 bytes");
+        assertThat(FingerprintSecret.read(write("sixteen", "sixteen-bytes!!!")).checkValue()).isNotZero();
+    }
+
+    @Test
+    void aMissingFileFailsAsAnIoError() {
+        assertThatThrownBy(() -> FingerprintSecret.read(dir.resolve("absent"))).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void theCheckValueTellsSecretsApartAndIsNeverTheValueOfNoSecret() {
+        FingerprintSecret a = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
+        FingerprintSecret b = FingerprintSecret.of(HEX.replace('9', '8').getBytes(StandardCharsets.US_ASCII));
+        assertThat(a.checkValue()).isNotEqualTo(b.checkValue()).isNotEqualTo(FingerprintSecret.NO_SECRET);
+        assertThat(FingerprintSecret.checkValueOf(a)).isEqualTo(a.checkValue());
+        assertThat(FingerprintSecret.checkValueOf(null)).isEqualTo(FingerprintSecret.NO_SECRET);
+        assertThat(FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII))).isEqualTo(a).isNotEqualTo(b);
+    }
+
+    @Test
+    void itsTextShowsTheCheckValueNeverTheSecret() {
+        FingerprintSecret secret = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
+        assertThat(secret.toString()).doesNotContain(HEX.substring(0, 8)).contains(FingerprintSecret.describeCheckValue(secret.checkValue()));
+    }
+
+    private Path write(String name, String contents) throws Exception {
+        return Files.write(dir.resolve(name), contents.getBytes(StandardCharsets.US_ASCII));
+    }
+}
