@@ -156,8 +156,10 @@ public final class DedupJob {
     public static void defineWorkflow(
             StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupStage dedup, DedupSinks sinks) {
         env.setMaxParallelism(config.maxParallelism());
+        LongestSafeOutage longestSafeOutage = LongestSafeOutage.of(config);
+        LOG.info(longestSafeOutage.logLine());
         SingleOutputStreamOperator<Impression> impressions = source.create(env)
-                .process(new RouteParsedRecords(), Impression.TYPE_INFO)
+                .process(new RouteParsedRecords(longestSafeOutage), Impression.TYPE_INFO)
                 .uid(RouteParsedRecords.UID)
                 .name(RouteParsedRecords.NAME);
         DedupStage.Deduplicated result = dedup.attach(impressions, config);
