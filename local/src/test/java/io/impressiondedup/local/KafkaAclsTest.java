@@ -154,7 +154,8 @@ class KafkaAclsTest {
 
         assertThatThrownBy(() -> KafkaChecks.checkBrokers(config))
                 .isInstanceOf(InvalidOptionException.class)
-                .hasMessageContaining("rejected the job's credentials")
+                .hasMessageStartingWith("The brokers at --bootstrap-servers " + broker.saslBootstrapServers()
+                        + " rejected the job's credentials (Authentication failed: Invalid username or password)")
                 .hasMessageContaining("--kafka.sasl.jaas.config")
                 .hasMessageNotContaining("not-the-password-3");
     }
