@@ -24,7 +24,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * #close()}.
  *
  * <p>Configured so that transactions work on one node (replication factor and min ISR of the
- * transaction log 1) and so that Flink's exactly-once sink can use transaction timeouts up to 2 hours.
+ * transaction log 1), so that Flink's exactly-once sink can use transaction timeouts up to 2 hours,
+ * and so that a transaction past its timeout is aborted within a second. {@link #startWithAuthorizer}
+ * adds a SASL/PLAIN listener whose clients only do what ACLs allow.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
