@@ -58,7 +58,7 @@ public final class DedupJob {
         ReadableConfig flinkConfiguration = StreamExecutionEnvironment.getExecutionEnvironment().getConfiguration();
         DedupJobConfig config = DedupJobConfig.fromSources(args, flinkConfiguration);
         LOG.info("Impression dedup starting with\n{}", config.describe());
-        JobExecutionResult result = runJob(config);
+        JobExecutionResult result = runJob(config, flinkConfiguration);
         if (!result.isJobExecutionResult()) {
             // Detached (flink run --detached, REST POST /jars/:id/run): the job is submitted and runs on
             // the cluster; it has no result here. Failing now would make the caller retry, starting a
@@ -97,10 +97,14 @@ public final class DedupJob {
      * Checks the options against the brokers, then runs the job on Kafka. Attached, until it ends
      * (bounded) or is stopped, with its accumulators; detached ({@code flink run --detached}, the REST
      * API), it returns once the job is submitted, with a result that only holds the job id ({@link
-     * JobExecutionResult#isJobExecutionResult()} false).
+     * JobExecutionResult#isJobExecutionResult()} false). {@code flinkConfiguration} is Flink's
+     * configuration as {@code main} sees it: a job started without a savepoint or checkpoint to
+     * restore (no {@code execution.state-recovery.path}) warns if it finds open transactions under its
+     * transactional-id prefix ({@link KafkaChecks#openTransactionsUnderPrefix}).
      */
-    public static JobExecutionResult runJob(DedupJobConfig config) throws Exception {
+    public static JobExecutionResult runJob(DedupJobConfig config, ReadableConfig flinkConfiguration) throws Exception {
         KafkaChecks.checkBrokers(config);
+        KafkaChecks.openTransactionsUnderPrefix(config, flinkConfiguration).logTo(LOG);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         config.parallelism().ifPresent(env::setParallelism);
         defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config));
@@ -156,8 +160,10 @@ public final class DedupJob {
     public static void defineWorkflow(
             StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupStage dedup, DedupSinks sinks) {
         env.setMaxParallelism(config.maxParallelism());
+        LongestSafeOutage longestSafeOutage = LongestSafeOutage.of(config);
+        LOG.info(longestSafeOutage.logLine());
         SingleOutputStreamOperator<Impression> impressions = source.create(env)
-                .process(new RouteParsedRecords(), Impression.TYPE_INFO)
+                .process(new RouteParsedRecords(longestSafeOutage), Impression.TYPE_INFO)
                 .uid(RouteParsedRecords.UID)
                 .name(RouteParsedRecords.NAME);
         DedupStage.Deduplicated result = dedup.attach(impressions, config);

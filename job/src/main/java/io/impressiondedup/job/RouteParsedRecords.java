@@ -9,6 +9,7 @@ import java.util.Map;
 import io.impressiondedup.operators.dedup.Tally;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * Splits what the source parsed: impressions go on to dedup, dead letters to {@link #DEAD_LETTERS}.
  * Counts both ({@link Tally}: a metric and an accumulator of the same name each: {@code input},
  * {@code dead-lettered}, and {@code dead-lettered.<reason>} per reason), and logs its share of the
- * account at every completed checkpoint and at close.
+ * account at every completed checkpoint and at close. Exports the job's {@link LongestSafeOutage} as
+ * the gauge {@value LongestSafeOutage#METRIC}: a job-side operator every deployment has, next to
+ * the input count an outage alert already watches.
  */
 public final class RouteParsedRecords extends ProcessFunction<ParsedRecord, Impression> implements CheckpointListener {
 
@@ -31,13 +34,19 @@ public final class RouteParsedRecords extends ProcessFunction<ParsedRecord, Impr
     public static final String NAME = "Route parsed records";
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters", DeadLetter.TYPE_INFO);
 
+    private final long longestSafeOutageMs;
     private transient Tally input;
     private transient Tally deadLettered;
     private transient Map<DeadLetterReason, Tally> byReason;
 
+    public RouteParsedRecords(LongestSafeOutage longestSafeOutage) {
+        this.longestSafeOutageMs = longestSafeOutage.millis();
+    }
+
     @Override
     public void open(OpenContext context) {
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
+        metrics.gauge(LongestSafeOutage.METRIC, (Gauge<Long>) () -> longestSafeOutageMs);
         input = Tally.register(Accounting.INPUT, metrics, getRuntimeContext());
         deadLettered = Tally.register(Accounting.DEAD_LETTERED, metrics, getRuntimeContext());
         byReason = new EnumMap<>(DeadLetterReason.class);

@@ -24,7 +24,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * #close()}.
  *
  * <p>Configured so that transactions work on one node (replication factor and min ISR of the
- * transaction log 1) and so that Flink's exactly-once sink can use transaction timeouts up to 2 hours.
+ * transaction log 1), so that Flink's exactly-once sink can use transaction timeouts up to 2 hours,
+ * and so that a transaction past its timeout is aborted within a second. {@link #startWithAuthorizer}
+ * adds a SASL/PLAIN listener whose clients only do what ACLs allow.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
@@ -34,18 +36,35 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final Path logDir;
     private final KafkaRaftServer server;
     private final String bootstrapServers;
+    private final String saslBootstrapServers;
 
-    private EmbeddedKafkaBroker(Path logDir, KafkaRaftServer server, String bootstrapServers) {
+    private EmbeddedKafkaBroker(Path logDir, KafkaRaftServer server, String bootstrapServers, String saslBootstrapServers) {
         this.logDir = logDir;
         this.server = server;
         this.bootstrapServers = bootstrapServers;
+        this.saslBootstrapServers = saslBootstrapServers;
     }
 
     /** Starts a broker; retries with other ports if one was taken between choosing and binding it. */
     public static EmbeddedKafkaBroker start() throws Exception {
+        return start(null);
+    }
+
+    /**
+     * Starts a broker that also listens for SASL/PLAIN clients ({@link #saslBootstrapServers()}), with
+     * {@code plainUsers} (user name to password) and Kafka's {@code StandardAuthorizer}: a SASL client
+     * may do only what ACLs allow its {@code User:<name>}. The plaintext listener ({@link
+     * #bootstrapServers()}) stays open to everything (its principal, {@code User:ANONYMOUS}, is a super
+     * user): for creating topics and ACLs.
+     */
+    public static EmbeddedKafkaBroker startWithAuthorizer(Map<String, String> plainUsers) throws Exception {
+        return start(plainUsers);
+    }
+
+    private static EmbeddedKafkaBroker start(Map<String, String> plainUsers) throws Exception {
         for (int attempt = 1; ; attempt++) {
             try {
-                return startOnce();
+                return startOnce(plainUsers);
             } catch (Exception e) {
                 if (attempt == 5 || !isBindFailure(e)) {
                     throw e;
@@ -54,18 +73,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
     }
 
-    private static EmbeddedKafkaBroker startOnce() throws Exception {
-        int[] ports = LoopbackPorts.free(2);
+    private static EmbeddedKafkaBroker startOnce(Map<String, String> plainUsers) throws Exception {
+        int[] ports = LoopbackPorts.free(3);
         Path logDir = Files.createTempDirectory("impression-dedup-kafka-");
         try {
-            return startIn(logDir, ports[0], ports[1]);
+            return startIn(logDir, ports[0], ports[1], plainUsers == null ? -1 : ports[2], plainUsers);
         } catch (Exception e) {
             Utils.delete(logDir.toFile()); // nothing left behind by a broker that did not start
             throw e;
         }
     }
 
-    private static EmbeddedKafkaBroker startIn(Path logDir, int port, int controllerPort) throws Exception {
+    private static EmbeddedKafkaBroker startIn(Path logDir, int port, int controllerPort, int saslPort, Map<String, String> plainUsers)
+            throws Exception {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
@@ -88,11 +108,24 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         p.put("default.replication.factor", "1");
         p.put("min.insync.replicas", "1");
         p.put("transaction.max.timeout.ms", "7200000");
+        // Transactions past their timeout are aborted within a second, not 10 s: tests of short timeouts stay short.
+        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
         p.put("message.max.bytes", Integer.toString(MAX_MESSAGE_BYTES));
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
         p.put("background.threads", "2");
+        if (plainUsers != null) {
+            p.put("listeners", p.get("listeners") + ",SASL://127.0.0.1:" + saslPort);
+            p.put("advertised.listeners", p.get("advertised.listeners") + ",SASL://127.0.0.1:" + saslPort);
+            p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ",SASL:SASL_PLAINTEXT");
+            p.put("sasl.enabled.mechanisms", "PLAIN");
+            StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+            plainUsers.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+            p.put("listener.name.sasl.plain.sasl.jaas.config", jaas.append(';').toString());
+            p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("super.users", "User:ANONYMOUS");
+        }
         KafkaConfig config = new KafkaConfig(p, false);
 
         new Formatter()
@@ -117,11 +150,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             }
             throw e;
         }
-        return new EmbeddedKafkaBroker(logDir, server, "127.0.0.1:" + port);
+        return new EmbeddedKafkaBroker(logDir, server, "127.0.0.1:" + port, plainUsers == null ? null : "127.0.0.1:" + saslPort);
     }
 
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** The SASL/PLAIN listener of a broker started {@link #startWithAuthorizer with an authorizer}. */
+    public String saslBootstrapServers() {
+        if (saslBootstrapServers == null) {
+            throw new IllegalStateException("This broker has no SASL listener: start it with startWithAuthorizer");
+        }
+        return saslBootstrapServers;
     }
 
     /**

@@ -75,7 +75,8 @@ public final class DedupJobConfig implements Serializable {
         outputTopic = options.get(OUTPUT_TOPIC);
         dlqTopic = options.get(DLQ_TOPIC);
         duplicatesTopic = options.get(DUPLICATES_TOPIC);
-        groupId = options.get(GROUP_ID);
+        String derivedIdentity = JobIdentity.derive(inputTopic, outputTopic);
+        groupId = options.getOptional(GROUP_ID).orElse(derivedIdentity);
         startingOffsets = options.get(STARTING_OFFSETS);
         bounded = options.get(BOUNDED);
         maxParallelism = options.get(MAX_PARALLELISM);
@@ -104,10 +105,10 @@ public final class DedupJobConfig implements Serializable {
         checkpointInterval = options.get(CHECKPOINT_INTERVAL);
         checkpointDir = options.get(CHECKPOINT_DIR);
         delivery = options.get(DELIVERY);
-        transactionalIdPrefix = options.get(TRANSACTIONAL_ID_PREFIX);
+        transactionalIdPrefix = options.getOptional(TRANSACTIONAL_ID_PREFIX).orElse(derivedIdentity);
         transactionTimeout = options.get(TRANSACTION_TIMEOUT);
         kafkaProperties = Collections.unmodifiableMap(new LinkedHashMap<>(kafka));
-        description = describe(options, kafka);
+        description = describe(options, kafka, derivedIdentity);
         validateCombinations();
     }
 
@@ -182,11 +183,13 @@ public final class DedupJobConfig implements Serializable {
     }
 
     /** Every option with its effective value, one {@code name = value} per line, Kafka secrets redacted. */
-    private static String describe(Configuration options, Map<String, String> kafka) {
+    private static String describe(Configuration options, Map<String, String> kafka, String derivedIdentity) {
         StringBuilder sb = new StringBuilder();
         for (ConfigOption<?> option : ALL) {
-            String value = options.getOptional(option).map(DedupJobConfig::format)
-                    .orElse(option.hasDefaultValue() ? format(option.defaultValue()) + " (default)" : "(not set)");
+            String unset = option == GROUP_ID || option == TRANSACTIONAL_ID_PREFIX
+                    ? derivedIdentity + " (default, from --" + INPUT_TOPIC.key() + " and --" + OUTPUT_TOPIC.key() + ")"
+                    : option.hasDefaultValue() ? format(option.defaultValue()) + " (default)" : "(not set)";
+            String value = options.getOptional(option).map(DedupJobConfig::format).orElse(unset);
             sb.append("  ").append(option.key()).append(" = ").append(value).append('\n');
         }
         new TreeMap<>(kafka).forEach((property, value) ->
@@ -224,6 +227,7 @@ public final class DedupJobConfig implements Serializable {
         return Optional.ofNullable(duplicatesTopic);
     }
 
+    /** The consumer group: {@code --group-id}, else derived from the topics ({@link JobIdentity}). */
     public String groupId() {
         return groupId;
     }
@@ -232,6 +236,7 @@ public final class DedupJobConfig implements Serializable {
         return startingOffsets;
     }
 
+    /** The sinks' transactional-id prefix: {@code --transactional-id-prefix}, else derived from the topics ({@link JobIdentity}). */
     public String transactionalIdPrefix() {
         return transactionalIdPrefix;
     }

@@ -50,8 +50,11 @@ public final class DedupJobOptions {
             .withDescription("Dead-letter topic: malformed, oversized, late and far-future records, with a dedup.reason header.");
     public static final ConfigOption<String> DUPLICATES_TOPIC = ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
             .withDescription("Optional audit topic for the dropped duplicates (off unless given).");
-    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("group-id").stringType().defaultValue("impression-dedup")
-            .withDescription("Kafka consumer group id (offsets are committed on checkpoints, for monitoring lag).");
+    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("group-id").stringType().noDefaultValue()
+            .withDescription("Kafka consumer group id: offsets are committed to it on checkpoints (for monitoring lag), and a job"
+                    + " started without state with --starting-offsets committed starts from them. Unique per job on a Kafka cluster,"
+                    + " and stable across restarts. Default: derived from --input-topic and --output-topic, "
+                    + JobIdentity.describeDerivation() + ".");
     public static final ConfigOption<StartingOffsets> STARTING_OFFSETS = ConfigOptions.key("starting-offsets")
             .enumType(StartingOffsets.class).defaultValue(StartingOffsets.COMMITTED)
             .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest.");
@@ -162,12 +165,19 @@ public final class DedupJobOptions {
             .defaultValue(DeliveryGuarantee.EXACTLY_ONCE)
             .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once.");
     public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = ConfigOptions.key("transactional-id-prefix").stringType()
-            .defaultValue("impression-dedup")
-            .withDescription("Prefix of the sinks' Kafka transactional ids; unique per job on a Kafka cluster.");
+            .noDefaultValue()
+            .withDescription("Prefix of the sinks' Kafka transactional ids. Unique per job on a Kafka cluster: a job started with"
+                    + " the prefix of another aborts that job's open transactions, losing their records. Stable across restarts:"
+                    + " a restart under another prefix leaves the previous run's open transaction in place, and read_committed"
+                    + " consumers wait behind it until --transaction-timeout. Default: the same as --group-id's, "
+                    + JobIdentity.describeDerivation() + ".");
     public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = ConfigOptions.key("transaction-timeout").durationType()
             .defaultValue(Duration.ofMinutes(15))
-            .withDescription("Kafka transaction timeout of the exactly-once sinks: above the checkpoint interval, at most"
-                    + " the brokers' transaction.max.timeout.ms (15 min by default).");
+            .withDescription("Kafka transaction timeout of the exactly-once sinks: at least twice the checkpoint interval, at most"
+                    + " the brokers' transaction.max.timeout.ms (15 min by default). It bounds the longest safe outage: the output"
+                    + " of the last checkpoint before a failure is committed only after the restart, and the brokers abort it"
+                    + " (the records are lost) once it is older than this. The start-up log and the longestSafeOutageMs metric"
+                    + " give the bound.");
 
     /** Every option, in the order of {@code --help}. */
     public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
@@ -226,6 +236,7 @@ public final class DedupJobOptions {
         rule(PARALLELISM, p -> p >= 1, "a positive parallelism");
         rule(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s");
         rule(DELIVERY, d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");
+        rule(GROUP_ID, g -> !g.isBlank(), "a non-blank consumer group id");
         rule(TRANSACTIONAL_ID_PREFIX, p -> !p.isBlank(), "a non-blank prefix");
         rule(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration");
         rule(BOOTSTRAP_SERVERS, s -> !s.isBlank(), "host:port[,host:port...]");
@@ -261,7 +272,9 @@ public final class DedupJobOptions {
 
     /** The option's description as plain text. */
     public static String descriptionOf(ConfigOption<?> option) {
-        return new org.apache.flink.configuration.description.HtmlFormatter().format(option.description()).replaceAll("<[^>]+>", "");
+        // Flink formats descriptions as HTML: drop its tags and undo its escapes (a description may say <input-topic>).
+        return new org.apache.flink.configuration.description.HtmlFormatter().format(option.description()).replaceAll("<[^>]+>", "")
+                .replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
     }
 
     /** Options by key. */

@@ -29,6 +29,11 @@ public final class KafkaConnectors {
     public static final String DEAD_LETTER_SINK_UID = "kafka-dead-letter-sink";
     public static final String DUPLICATES_SINK_UID = "kafka-duplicates-sink";
 
+    /** Appended to the transactional-id prefix, one per sink: two sinks sharing transactional ids would fence each other. */
+    static final String OUTPUT_ID_SUFFIX = "-output";
+    static final String DEAD_LETTER_ID_SUFFIX = "-dlq";
+    static final String DUPLICATES_ID_SUFFIX = "-duplicates";
+
     static final String MAX_REQUEST_SIZE = "max.request.size";
     /** The producers' {@code max.request.size} unless {@code kafka.max.request.size} is given (Kafka's own default is 1 MiB). */
     static final int DEFAULT_MAX_REQUEST_SIZE = 2 * 1024 * 1024;
@@ -60,7 +65,7 @@ public final class KafkaConnectors {
     }
 
     public static KafkaSink<Impression> outputSink(DedupJobConfig config) {
-        return sink(config, config.outputTopic(), "-output", new KafkaRecords.Unchanged(config.outputTopic()));
+        return sink(config, config.outputTopic(), OUTPUT_ID_SUFFIX, new KafkaRecords.Unchanged(config.outputTopic()));
     }
 
     /**
@@ -73,7 +78,7 @@ public final class KafkaConnectors {
 
     /** The dead-letter sink for a topic that takes records of up to {@code topicMaxMessageBytes}. */
     public static KafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config, int topicMaxMessageBytes) {
-        return sink(config, config.dlqTopic(), "-dlq", deadLetterSerializer(config, topicMaxMessageBytes));
+        return sink(config, config.dlqTopic(), DEAD_LETTER_ID_SUFFIX, deadLetterSerializer(config, topicMaxMessageBytes));
     }
 
     /**
@@ -121,7 +126,7 @@ public final class KafkaConnectors {
     }
 
     public static KafkaSink<Impression> duplicatesSink(DedupJobConfig config, String topic) {
-        return sink(config, topic, "-duplicates", new KafkaRecords.Unchanged(topic));
+        return sink(config, topic, DUPLICATES_ID_SUFFIX, new KafkaRecords.Unchanged(topic));
     }
 
     private static <T> KafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix, KafkaRecordSerializationSchema<T> serializer) {

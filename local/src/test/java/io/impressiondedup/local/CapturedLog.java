@@ -1,0 +1,64 @@
+package io.impressiondedup.local;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+
+/**
+ * The lines one logger (and its children) writes at INFO and above while this is open, for tests
+ * that assert what the job logs. Leaves the logging configuration as it found it on {@link #close()}.
+ */
+final class CapturedLog implements AutoCloseable {
+
+    private final String loggerName;
+    private final LoggerContext context;
+    private final AbstractAppender appender;
+    private final List<LogEvent> events = new CopyOnWriteArrayList<>();
+
+    private CapturedLog(String loggerName) {
+        this.loggerName = loggerName;
+        this.context = (LoggerContext) LogManager.getContext(false);
+        Configuration configuration = context.getConfiguration();
+        if (configuration.getLoggers().containsKey(loggerName)) {
+            throw new IllegalStateException("Logger " + loggerName + " is configured already; capture a child or parent of it");
+        }
+        appender = new AbstractAppender("captured-" + loggerName, null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                events.add(event.toImmutable());
+            }
+        };
+        appender.start();
+        LoggerConfig logger = LoggerConfig.newBuilder().withLoggerName(loggerName).withLevel(Level.INFO).withAdditivity(true)
+                .withConfig(configuration).build();
+        logger.addAppender(appender, Level.INFO, null);
+        configuration.addLogger(loggerName, logger);
+        context.updateLoggers();
+    }
+
+    /** Captures what {@code type}'s logger writes. */
+    static CapturedLog of(Class<?> type) {
+        return new CapturedLog(type.getName());
+    }
+
+    /** The messages logged at {@code level}, in order. */
+    List<String> messages(Level level) {
+        return events.stream().filter(e -> e.getLevel() == level).map(e -> e.getMessage().getFormattedMessage())
+                .collect(Collectors.toList());
+    }
+
+    @Override
+    public void close() {
+        context.getConfiguration().removeLogger(loggerName);
+        context.updateLoggers();
+        appender.stop();
+    }
+}
