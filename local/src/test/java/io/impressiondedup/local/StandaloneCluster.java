@@ -103,9 +103,34 @@ final class StandaloneCluster implements AutoCloseable {
 
     /** Submits the job through {@code job.sh} (the REST API); returns its id once all its tasks run. */
     String submit(int parallelism, List<String> jobArgs) throws Exception {
-        List<String> args = new ArrayList<>(List.of("submit", "--parallelism", Integer.toString(parallelism), "--"));
+        return submit(parallelism, null, jobArgs);
+    }
+
+    /** {@link #submit(int, List)} from a savepoint, if not null. */
+    String submit(int parallelism, String savepoint, List<String> jobArgs) throws Exception {
+        List<String> args = new ArrayList<>(List.of("submit", "--parallelism", Integer.toString(parallelism)));
+        if (savepoint != null) {
+            args.addAll(List.of("--from-savepoint", savepoint));
+        }
+        args.add("--");
         args.addAll(jobArgs);
         return script("job.sh", args.toArray(new String[0])).trim();
+    }
+
+    /** Uploads the shaded jar through the REST API ({@code POST /jars/upload}); returns its jar id. */
+    String uploadJar() throws Exception {
+        Path jar = Repository.jobJar();
+        String boundary = "cluster-it-" + System.nanoTime();
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + jar.getFileName()
+                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(restUri("/jars/upload"))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
+                        HttpRequest.BodyPublishers.ofFile(jar), HttpRequest.BodyPublishers.ofByteArray(tail)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("uploading %s: %s", jar, response.body()).isEqualTo(200);
+        return Path.of(json.readTree(response.body()).path("filename").asText()).getFileName().toString();
     }
 
     /** Cancels the job if it still runs, and waits until it is gone from the slots. */
