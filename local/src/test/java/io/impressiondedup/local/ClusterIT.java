@@ -1,8 +1,8 @@
 package io.impressiondedup.local;
 
+import static io.impressiondedup.local.StandaloneCluster.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
@@ -31,8 +31,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.util.FileUtils;
@@ -66,44 +64,28 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
 
-    static final Path REPO = Repository.root();
-    static final Path JAR = Repository.jobJar();
     static final double FPP = 0.001;
     static final int RECORDS = 150_000;
     static final String GROUP = "cluster-it";
 
-    private final Map<String, String> env = new HashMap<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
+    private StandaloneCluster cluster;
     private Path runDir;
     private String bootstrap;
-    private int restPort;
 
     @BeforeAll
     void startCluster() throws Exception {
-        assertThat(JAR).as("the shaded job jar (package the job module first)").isRegularFile();
-        runDir = Repository.buildDirectory().resolve("cluster-it");
-        FileUtils.deleteDirectory(runDir.toFile());
-        Files.createDirectories(runDir);
-        int[] ports = LoopbackPorts.free(4);
-        restPort = ports[0];
-        int kafkaPort = ports[1];
-        env.put("RUN_DIR", runDir.toString());
-        env.put("REST_PORT", Integer.toString(restPort));
-        env.put("KAFKA_PORT", Integer.toString(kafkaPort));
-        env.put("CONTROLLER_PORT", Integer.toString(ports[2]));
-        env.put("JM_RPC_PORT", Integer.toString(ports[3]));
-        env.put("JAR", JAR.toString());
-        bootstrap = "127.0.0.1:" + kafkaPort;
-        script("cluster.sh", "start", "2");
+        cluster = StandaloneCluster.start("cluster-it", 2);
+        runDir = cluster.runDir();
+        bootstrap = cluster.bootstrapServers();
     }
 
     @AfterAll
     void stopCluster() throws Exception {
         // As after a failed run: the pid files are gone; stop must still find and end every process.
         FileUtils.deleteDirectory(runDir.resolve("pids").toFile());
-        script("cluster.sh", "stop");
-        assertThat(processesOf(runDir)).as("processes left behind").isEmpty();
+        cluster.close();
     }
 
     /**
@@ -140,7 +122,7 @@ class ClusterIT {
         // give it): the consumer group must be the one it names.
         String groupId = "cluster-it-group-from-flink-configuration";
 
-        HttpResponse<String> run = rest("POST", "/jars/" + uploadJar() + "/run", json.writeValueAsString(
+        HttpResponse<String> run = cluster.rest("POST", "/jars/" + cluster.uploadJar() + "/run", json.writeValueAsString(
                 Map.of("entryClass", DedupJob.class.getName(), "programArgsList", List.of(jobArgs), "parallelism", 2,
                         "flinkConfiguration", Map.of("dedup.group-id", groupId))));
         assertThat(run.statusCode()).as("POST /jars/:id/run answered %s", run.body()).isEqualTo(200);
@@ -149,17 +131,17 @@ class ClusterIT {
 
         try {
             waitUntil(Duration.ofSeconds(180), "job " + jobId + " to finish", () -> {
-                String state = restJson("/jobs/" + jobId).path("state").asText();
+                String state = cluster.restJson("/jobs/" + jobId).path("state").asText();
                 assertThat(state).as("state of job %s", jobId).isIn("INITIALIZING", "CREATED", "RUNNING", "FINISHED");
                 return state.equals("FINISHED");
             });
         } finally {
-            if (!restJson("/jobs/" + jobId).path("state").asText().equals("FINISHED")) {
-                rest("PATCH", "/jobs/" + jobId + "?mode=cancel", null); // free the slots for the next test
+            if (!cluster.restJson("/jobs/" + jobId).path("state").asText().equals("FINISHED")) {
+                cluster.rest("PATCH", "/jobs/" + jobId + "?mode=cancel", null); // free the slots for the next test
             }
         }
         List<String> sameName = new ArrayList<>();
-        restJson("/jobs/overview").path("jobs").forEach(job -> {
+        cluster.restJson("/jobs/overview").path("jobs").forEach(job -> {
             if (job.path("name").asText().equals(jobName)) {
                 sameName.add(job.path("jid").asText());
             }
@@ -167,7 +149,7 @@ class ClusterIT {
         assertThat(sameName).as("jobs named '%s'", jobName).containsExactly(jobId);
 
         Map<String, String> accumulators = new HashMap<>();
-        restJson("/jobs/" + jobId + "/accumulators").path("user-task-accumulators")
+        cluster.restJson("/jobs/" + jobId + "/accumulators").path("user-task-accumulators")
                 .forEach(a -> accumulators.put(a.path("name").asText(), a.path("value").asText()));
         String summary = Accounting.summary(accumulators);
         System.out.println("bounded run, from REST: " + summary);
@@ -212,19 +194,19 @@ class ClusterIT {
         try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
                 KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
             produce(generator, RECORDS / 3, input, truth);
-            String first = submit(2, null, jobArgs);
+            String first = cluster.submit(2, jobArgs);
             awaitAllInputCommitted("the first third at parallelism 2");
-            String savepoint = script("job.sh", "stop-with-savepoint", first).trim();
+            String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
             produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
-            String second = submit(3, savepoint, jobArgs);
+            String second = cluster.submit(3, savepoint, jobArgs);
             awaitAllInputCommitted("the second third at parallelism 3 from the savepoint");
 
             Thread last = new Thread(() -> produceQuietly(generator, input, truth));
             last.start();
             waitUntil(Duration.ofSeconds(120), "progress on the last third", () -> committedRecords() > 2L * RECORDS / 3 + 2000);
-            script("cluster.sh", "kill-taskmanager", "0");
-            script("cluster.sh", "start-taskmanager");
+            cluster.script("cluster.sh", "kill-taskmanager", "0");
+            cluster.script("cluster.sh", "start-taskmanager");
             last.join();
             awaitAllInputCommitted("the last third, across the failover");
 
@@ -233,7 +215,7 @@ class ClusterIT {
                     "bloom_bytes", "max_fill_ratio", "estimated_fpp")) {
                 assertThat(metrics).as("Prometheus metric %s", metric).contains("flink_taskmanager_job_task_operator_" + metric + "{");
             }
-            script("job.sh", "stop-with-savepoint", second);
+            cluster.script("job.sh", "stop-with-savepoint", second);
         }
 
         VerificationReport report = verify(GroundTruth.read(truthFile));
@@ -248,16 +230,6 @@ class ClusterIT {
         assertThat(report.deadLettersInOutput()).as(text).isZero();
         assertThat(report.unidentified()).as(text).isZero();
         assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
-    }
-
-    private String submit(int parallelism, String savepoint, List<String> jobArgs) throws Exception {
-        List<String> args = new ArrayList<>(List.of("submit", "--parallelism", Integer.toString(parallelism)));
-        if (savepoint != null) {
-            args.addAll(List.of("--from-savepoint", savepoint));
-        }
-        args.add("--");
-        args.addAll(jobArgs);
-        return script("job.sh", args.toArray(new String[0])).trim(); // returns once the job runs
     }
 
     private static void produce(ImpressionGenerator generator, int count, KafkaTopicDestination input, GroundTruthWriter truth)
@@ -301,42 +273,6 @@ class ClusterIT {
         try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
             catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
         }
-    }
-
-    /** Uploads the shaded jar through the REST API ({@code POST /jars/upload}); returns its jar id. */
-    private String uploadJar() throws Exception {
-        String boundary = "cluster-it-" + System.nanoTime();
-        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + JAR.getFileName()
-                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes(StandardCharsets.UTF_8);
-        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(restUri("/jars/upload"))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
-                        HttpRequest.BodyPublishers.ofFile(JAR), HttpRequest.BodyPublishers.ofByteArray(tail)))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as("uploading %s: %s", JAR, response.body()).isEqualTo(200);
-        return Path.of(json.readTree(response.body()).path("filename").asText()).getFileName().toString();
-    }
-
-    private HttpResponse<String> rest(String method, String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(restUri(path)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** GET on the REST API, which must answer 200. */
-    private JsonNode restJson(String path) {
-        try {
-            HttpResponse<String> response = rest("GET", path, null);
-            assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
-            return json.readTree(response.body());
-        } catch (Exception e) {
-            throw new IllegalStateException("GET " + path, e);
-        }
-    }
-
-    private URI restUri(String path) {
-        return URI.create("http://127.0.0.1:" + restPort + path);
     }
 
     /** Values of the secret Kafka options the detached run is given. */
@@ -420,45 +356,4 @@ class ClusterIT {
     private VerificationReport verify(GroundTruth truth) {
         return Verifier.verifyTopics(truth, bootstrap, "deduplicated", "dead-letters");
     }
-
-    private String script(String name, String... args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(REPO.resolve("deploy/local/" + name).toString());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(REPO.toFile());
-        builder.environment().putAll(env);
-        Path err = Files.createTempFile(runDir, "script", ".err");
-        builder.redirectError(err.toFile());
-        Process process = builder.start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(600, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(name + " " + String.join(" ", args) + " did not finish in 600 s");
-        }
-        String stderr = Files.readString(err);
-        Files.delete(err);
-        System.out.print(stderr);
-        if (process.exitValue() != 0) {
-            throw new AssertionError(name + " " + String.join(" ", args) + " exited " + process.exitValue() + ":\n" + stderr);
-        }
-        return out;
-    }
-
-    private static List<String> processesOf(Path runDir) throws Exception {
-        Process pgrep = new ProcessBuilder("pgrep", "-f", "impression.dedup.run=" + runDir).start();
-        String out = new String(pgrep.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        pgrep.waitFor();
-        return out.isEmpty() ? List.of() : List.of(out.split("\\s+"));
-    }
-
-    private static void waitUntil(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(500);
-        }
-    }
-
 }

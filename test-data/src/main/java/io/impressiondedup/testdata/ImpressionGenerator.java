@@ -28,6 +28,11 @@ import java.util.UUID;
  * and a few beyond retention + one bucket + 6 hours, where the original's bucket is surely outside the
  * range the copy is checked against, so the job must pass them as new. No delay falls between the
  * two, where the outcome would depend on bucket boundaries and the ground truth could not be exact.
+ * The copies beyond the retention of one impression are copies of each other: they are stamped
+ * within the retention of each other (within half of it either side of the first one drawn), the
+ * first of them written passes as new and opens a group, and the others are its copies within the
+ * retention. With the default retention of 2 days their 12-hour spread already is, so only their
+ * ground truth differs from drawing them independently, not the stream.
  *
  * <p><b>Delayed clients.</b> A share of requests ({@code delayedShare}, 0 by default) come from mobile
  * or offline clients that flush late: their impressions keep the event time they were stamped with
@@ -221,7 +226,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             }
             if (!seen) {
                 adIds[distinct++] = ad;
-                pending.add(due, seq, new PendingCopy(stamp(clock), -1, requestId, ad, null, false, true));
+                pending.add(due, seq, new PendingCopy(stamp(clock), -1, requestId, ad, null, null, true));
             }
         }
     }
@@ -244,12 +249,15 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             while (random.nextDouble() < 0.2) {
                 copies++;
             }
+            BeyondRetentionCopies beyondCopies = null;
             for (int i = 0; i < copies; i++) {
                 boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
                 long copyTime;
                 long due;
                 if (beyond) {
-                    copyTime = eventTime + beyondRetentionDelay();
+                    long delay = beyondRetentionDelay();
+                    beyondCopies = beyondCopies == null ? new BeyondRetentionCopies(delay, retentionMillis) : beyondCopies;
+                    copyTime = eventTime + beyondCopies.near(delay);
                     due = Math.max(copyTime, clock);
                 } else if (random.nextDouble() < 0.5) {
                     copyTime = eventTime;
@@ -258,7 +266,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                     copyTime = eventTime + withinRetentionDelay();
                     due = Math.max(copyTime, clock + retryLag());
                 }
-                pending.add(due, seq, new PendingCopy(copyTime, seq, requestId, adId, payload, beyond, false));
+                pending.add(due, seq, new PendingCopy(copyTime, seq, requestId, adId, payload, beyond ? beyondCopies : null, false));
             }
         }
         return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
@@ -277,20 +285,59 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             while (random.nextDouble() < 0.2) {
                 copies++;
             }
+            BeyondRetentionCopies beyondCopies = null;
             for (int i = 0; i < copies; i++) {
                 boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
-                long delay = beyond ? beyondRetentionDelay() : withinRetentionDelay();
+                long delay;
+                if (beyond) {
+                    delay = beyondRetentionDelay();
+                    beyondCopies = beyondCopies == null ? new BeyondRetentionCopies(delay, retentionMillis) : beyondCopies;
+                    delay = beyondCopies.near(delay);
+                } else {
+                    delay = withinRetentionDelay();
+                }
                 long due = eventTime + delay;
-                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond, false));
+                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond ? beyondCopies : null, false));
             }
         }
         return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
     }
 
     private GeneratedRecord copy(long seq, PendingCopy copy) {
-        RecordClass recordClass = copy.beyondRetention ? RecordClass.DUPLICATE_BEYOND_RETENTION : RecordClass.DUPLICATE_WITHIN_RETENTION;
-        long group = copy.beyondRetention ? seq : copy.originalSeq;
-        return record(seq, recordClass, null, group, copy.requestId, copy.adId, copy.eventTime, copy.payload);
+        if (copy.beyondRetention == null) {
+            return record(seq, RecordClass.DUPLICATE_WITHIN_RETENTION, null, copy.originalSeq, copy.requestId, copy.adId, copy.eventTime,
+                    copy.payload);
+        }
+        if (copy.beyondRetention.group < 0) { // the first of them written: new to the job, it opens a group
+            copy.beyondRetention.group = seq;
+            return record(seq, RecordClass.DUPLICATE_BEYOND_RETENTION, null, seq, copy.requestId, copy.adId, copy.eventTime, copy.payload);
+        }
+        return record(seq, RecordClass.DUPLICATE_WITHIN_RETENTION, null, copy.beyondRetention.group, copy.requestId, copy.adId,
+                copy.eventTime, copy.payload);
+    }
+
+    /**
+     * The copies beyond the retention of one impression: one identity, so copies of each other if
+     * stamped within the retention of each other, which {@link #near} makes them. The first written
+     * opens their group.
+     */
+    private static final class BeyondRetentionCopies {
+        private final long firstDelay;
+        private final long halfSpread;
+        /** Sequence number of the first of them written, -1 before. */
+        long group = -1;
+
+        BeyondRetentionCopies(long firstDelay, long retentionMillis) {
+            this.firstDelay = firstDelay;
+            // Any two within R - 1 min of each other. Moved towards the first one's, a delay stays within the
+            // range drawn from, so every one of them stays beyond the retention of the original.
+            this.halfSpread = (retentionMillis - MINUTE) / 2;
+        }
+
+        /** A delay drawn for another of them, moved (towards the first one's) to within half a retention of the first one's. */
+        long near(long delay) {
+            return Math.max(firstDelay - halfSpread, Math.min(firstDelay + halfSpread, delay));
+        }
     }
 
     /**
@@ -525,10 +572,11 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         final String requestId;
         final String adId;
         final Payload payload;
-        final boolean beyondRetention;
+        /** For a copy beyond the retention, the others of its impression; null for any other record. */
+        final BeyondRetentionCopies beyondRetention;
         final boolean delayedImpression;
 
-        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, boolean beyondRetention,
+        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, BeyondRetentionCopies beyondRetention,
                 boolean delayedImpression) {
             this.eventTime = eventTime;
             this.originalSeq = originalSeq;

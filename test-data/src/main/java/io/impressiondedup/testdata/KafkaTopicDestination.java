@@ -44,10 +44,22 @@ public final class KafkaTopicDestination implements RecordDestination {
 
     @Override
     public void write(GeneratedRecord record) throws IOException {
+        send(record, null);
+    }
+
+    /**
+     * Writes the record to {@code partition} instead of the one its key hashes to: for streams shaped
+     * per partition, such as one partition that falls idle while the others go on.
+     */
+    public void write(GeneratedRecord record, int partition) throws IOException {
+        send(record, partition);
+    }
+
+    private void send(GeneratedRecord record, Integer partition) throws IOException {
         throwIfFailed();
         RecordHeaders headers = new RecordHeaders();
         headers.add(new RecordHeader(TestDataHeaders.SEQ, Long.toString(record.seq).getBytes(StandardCharsets.US_ASCII)));
-        producer.send(new ProducerRecord<>(topic, null, null, record.key, record.value, headers), (metadata, e) -> {
+        producer.send(new ProducerRecord<>(topic, partition, null, record.key, record.value, headers), (metadata, e) -> {
             if (e != null) {
                 failure.compareAndSet(null, e);
             }

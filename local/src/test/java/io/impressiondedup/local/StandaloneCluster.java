@@ -1,0 +1,266 @@
+package io.impressiondedup.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import java.util.regex.Pattern;
+import org.apache.flink.util.FileUtils;
+
+/**
+ * A real Kafka broker and Flink standalone cluster, separate JVMs started by the scripts users run
+ * ({@code deploy/local/cluster.sh}, {@code deploy/local/job.sh}) in a run directory of {@code
+ * local/target} on free loopback ports: for the tests that kill, stop and inspect these processes as
+ * an operator would (kill -9 a TaskManager, restart the broker on its port and data, read {@code
+ * /proc/<pid>}). Every process it starts carries the run directory as a marker, and {@link #close()}
+ * checks that none is left.
+ */
+final class StandaloneCluster implements AutoCloseable {
+
+    private static final Pattern TASK_MANAGER_ID = Pattern.compile("taskmanager-(\\d+)");
+
+    private final Path runDir;
+    private final Map<String, String> env = new HashMap<>();
+    private final String bootstrapServers;
+    private final int restPort;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final ObjectMapper json = new ObjectMapper();
+
+    private StandaloneCluster(Path runDir, int[] ports) {
+        this.runDir = runDir;
+        this.restPort = ports[0];
+        this.bootstrapServers = "127.0.0.1:" + ports[1];
+        env.put("RUN_DIR", runDir.toString());
+        env.put("REST_PORT", Integer.toString(ports[0]));
+        env.put("KAFKA_PORT", Integer.toString(ports[1]));
+        env.put("CONTROLLER_PORT", Integer.toString(ports[2]));
+        env.put("JM_RPC_PORT", Integer.toString(ports[3]));
+        env.put("JAR", Repository.jobJar().toString());
+    }
+
+    /** Kafka, a JobManager and {@code taskManagers} TaskManagers, in a fresh {@code local/target/<name>}. */
+    static StandaloneCluster start(String name, int taskManagers) throws Exception {
+        assertThat(Repository.jobJar()).as("the shaded job jar (package the job module first)").isRegularFile();
+        Path runDir = Repository.buildDirectory().resolve(name);
+        FileUtils.deleteDirectory(runDir.toFile());
+        Files.createDirectories(runDir);
+        reuseResolvedClasspaths(runDir);
+        StandaloneCluster cluster = new StandaloneCluster(runDir, LoopbackPorts.free(4));
+        try {
+            cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
+        } catch (Throwable e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    /**
+     * Copies into a fresh run directory the Flink and Kafka classpaths another run directory of this
+     * build has resolved: {@code cluster.sh} resolves them with Maven once per run directory (some 15
+     * seconds), in files named after a checksum of {@code deploy/cluster/pom.xml}, so a copy is what
+     * it would resolve itself.
+     */
+    private static void reuseResolvedClasspaths(Path runDir) throws IOException {
+        try (Stream<Path> siblings = Files.list(runDir.getParent())) {
+            for (Path sibling : siblings.filter(Files::isDirectory).toList()) {
+                try (Stream<Path> files = Files.list(sibling)) {
+                    for (Path classpath : files.filter(f -> f.getFileName().toString().matches("classpath-(flink|kafka)-\\d+\\.txt")).toList()) {
+                        if (Files.size(classpath) > 0 && !Files.exists(runDir.resolve(classpath.getFileName()))) {
+                            Files.copy(classpath, runDir.resolve(classpath.getFileName()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    Path runDir() {
+        return runDir;
+    }
+
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** Submits the job through {@code job.sh} (the REST API); returns its id once all its tasks run. */
+    String submit(int parallelism, List<String> jobArgs) throws Exception {
+        return submit(parallelism, null, jobArgs);
+    }
+
+    /** {@link #submit(int, List)} from a savepoint, if not null. */
+    String submit(int parallelism, String savepoint, List<String> jobArgs) throws Exception {
+        List<String> args = new ArrayList<>(List.of("submit", "--parallelism", Integer.toString(parallelism)));
+        if (savepoint != null) {
+            args.addAll(List.of("--from-savepoint", savepoint));
+        }
+        args.add("--");
+        args.addAll(jobArgs);
+        return script("job.sh", args.toArray(new String[0])).trim();
+    }
+
+    /** Uploads the shaded jar through the REST API ({@code POST /jars/upload}); returns its jar id. */
+    String uploadJar() throws Exception {
+        Path jar = Repository.jobJar();
+        String boundary = "cluster-it-" + System.nanoTime();
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + jar.getFileName()
+                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(restUri("/jars/upload"))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
+                        HttpRequest.BodyPublishers.ofFile(jar), HttpRequest.BodyPublishers.ofByteArray(tail)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("uploading %s: %s", jar, response.body()).isEqualTo(200);
+        return Path.of(json.readTree(response.body()).path("filename").asText()).getFileName().toString();
+    }
+
+    /** Cancels the job if it still runs, and waits until it is gone from the slots. */
+    void cancel(String jobId) throws Exception {
+        String state = restJson("/jobs/" + jobId).path("state").asText();
+        if (!Set.of("CANCELED", "FAILED", "FINISHED").contains(state)) {
+            rest("PATCH", "/jobs/" + jobId + "?mode=cancel", null);
+        }
+        waitUntil(Duration.ofSeconds(60), "job " + jobId + " to be cancelled",
+                () -> Set.of("CANCELED", "FAILED", "FINISHED").contains(restJson("/jobs/" + jobId).path("state").asText()));
+    }
+
+    /** The resource ids ({@code taskmanager-N}) of the TaskManagers running any task of the job. */
+    Set<String> taskManagersOf(String jobId) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (JsonNode vertex : restJson("/jobs/" + jobId).path("vertices")) {
+            for (JsonNode tm : restJson("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/taskmanagers").path("taskmanagers")) {
+                ids.add(tm.path("taskmanager-id").asText());
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * kill -9 of a TaskManager ({@code taskmanager-N}): what {@code cluster.sh kill-taskmanager N} does,
+     * without a script's start-up, so that the kill lands within milliseconds of the decision.
+     */
+    void killTaskManager(String resourceId) throws Exception {
+        assertThat(TASK_MANAGER_ID.matcher(resourceId).matches()).as("a TaskManager resource id: %s", resourceId).isTrue();
+        ProcessHandle taskManager = ProcessHandle.of(pid(resourceId)).orElseThrow(() -> new AssertionError(resourceId + " does not run"));
+        taskManager.destroyForcibly();
+        Files.delete(runDir.resolve("pids/" + resourceId + ".pid"));
+        taskManager.onExit().get(30, TimeUnit.SECONDS);
+    }
+
+    /** kill -9 of the broker; returns once the process is gone. Its data directory and port stay as they were. */
+    void killKafka() throws Exception {
+        ProcessHandle broker = ProcessHandle.of(pid("kafka")).orElseThrow(() -> new AssertionError("Kafka does not run"));
+        broker.destroyForcibly();
+        broker.onExit().get(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts the broker again on the same port and data directory ({@code cluster.sh start-kafka}). */
+    void startKafka() throws Exception {
+        script("cluster.sh", "start-kafka");
+    }
+
+    /** The pid of a process the scripts started: {@code kafka}, {@code jobmanager}, {@code taskmanager-N}. */
+    long pid(String process) throws IOException {
+        return Long.parseLong(Files.readString(runDir.resolve("pids/" + process + ".pid")).trim());
+    }
+
+    Path jobManagerLog() {
+        return runDir.resolve("logs/jobmanager.log");
+    }
+
+    /** How often the job went from RUNNING to RESTARTING, as its JobManager logged it. */
+    int restarts(String jobId) throws IOException {
+        int restarts = 0;
+        for (String line : Files.readAllLines(jobManagerLog(), StandardCharsets.ISO_8859_1)) {
+            if (line.contains("(" + jobId + ") switched from state RUNNING to RESTARTING")) {
+                restarts++;
+            }
+        }
+        return restarts;
+    }
+
+    HttpResponse<String> rest(String method, String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(restUri(path))
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI restUri(String path) {
+        return URI.create("http://127.0.0.1:" + restPort + path);
+    }
+
+    /** GET on the REST API, which must answer 200. */
+    JsonNode restJson(String path) {
+        try {
+            HttpResponse<String> response = rest("GET", path, null);
+            assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+            return json.readTree(response.body());
+        } catch (Exception e) {
+            throw new IllegalStateException("GET " + path, e);
+        }
+    }
+
+    /** Runs a {@code deploy/local} script against this cluster; returns its standard output, fails on a non-zero exit. */
+    String script(String name, String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Repository.root().resolve("deploy/local/" + name).toString());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(Repository.root().toFile());
+        builder.environment().putAll(env);
+        Path err = Files.createTempFile(runDir, "script", ".err");
+        builder.redirectError(err.toFile());
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(600, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(name + " " + String.join(" ", args) + " did not finish in 600 s");
+        }
+        String stderr = Files.readString(err);
+        Files.delete(err);
+        System.out.print(stderr);
+        if (process.exitValue() != 0) {
+            throw new AssertionError(name + " " + String.join(" ", args) + " exited " + process.exitValue() + ":\n" + stderr);
+        }
+        return out;
+    }
+
+    /** Stops every process of the cluster; fails if any is left. */
+    @Override
+    public void close() throws Exception {
+        script("cluster.sh", "stop");
+        Process pgrep = new ProcessBuilder("pgrep", "-f", "impression.dedup.run=" + runDir).start();
+        String left = new String(pgrep.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        pgrep.waitFor();
+        assertThat(left).as("processes of %s left behind", runDir).isEmpty();
+    }
+
+    static void waitUntil(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(200);
+        }
+    }
+}
