@@ -108,6 +108,7 @@ class ClusterIT {
             }
             input.flush();
         }
+        Path fingerprintSecretFile = Files.writeString(runDir.resolve("fingerprint-secret"), SECRETS.get(5) + "\n");
         String[] jobArgs = {"--bootstrap-servers", bootstrap, "--input-topic", "bounded-impressions",
             "--output-topic", "bounded-deduplicated", "--dlq-topic", "bounded-dead-letters", "--capacity", "10000",
             "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
@@ -116,7 +117,7 @@ class ClusterIT {
             "--kafka.ssl.keystore.key", SECRETS.get(0), "--kafka.ssl.key.password", SECRETS.get(1),
             "--kafka.sasl.oauthbearer.assertion.private.key.passphrase", SECRETS.get(2), "--kafka.ssl.truststore.password", SECRETS.get(3),
             "--kafka.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
-                    + SECRETS.get(4) + "\";"};
+                    + SECRETS.get(4) + "\";", "--fingerprint-secret-file", fingerprintSecretFile.toString()};
         String jobName = DedupJob.jobName(DedupJobConfig.parse(jobArgs));
         // One option only in Flink's configuration (the run request's flinkConfiguration, as -D or config.yaml would
         // give it): the consumer group must be the one it names.
@@ -275,9 +276,9 @@ class ClusterIT {
         }
     }
 
-    /** Values of the secret Kafka options the detached run is given. */
+    /** Values of the secret Kafka options the detached run is given, and of its fingerprint secret (in a file). */
     private static final List<String> SECRETS = List.of("pem-secret-7f3a", "key-password-secret-91c2", "oauth-passphrase-secret-4d0e",
-            "truststore-secret-b83f", "jaas-password-secret-e61d");
+            "truststore-secret-b83f", "jaas-password-secret-e61d", "fingerprint-secret-0c5d9a7e3b41");
 
     /** Every log the cluster wrote (JobManager, TaskManagers, their .out files), scanned for the secrets' values. */
     private void assertNoSecretInTheLogs() throws IOException {
