@@ -61,7 +61,7 @@ alive() { [[ -f $PIDS/$1.pid ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; 
 # launch <name> <java args...>: start a JVM in its own session, record its pid.
 launch() {
   local name=$1; shift
-  setsid "$JAVA" "$MARKER" -Dlog.file="$LOGS/$name.log" -Dlog4j.configurationFile="file:$CONF/log4j2.properties" \
+  setsid "$JAVA" "$MARKER" -Djava.io.tmpdir="$RUN_DIR/tmp" -Dlog.file="$LOGS/$name.log" -Dlog4j.configurationFile="file:$CONF/log4j2.properties" \
     -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" "$@" > "$LOGS/$name.out" 2>&1 < /dev/null &
   echo $! > "$PIDS/$name.pid"
 }
