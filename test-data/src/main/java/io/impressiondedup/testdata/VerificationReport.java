@@ -120,6 +120,30 @@ public final class VerificationReport {
         return deadLettersByReason;
     }
 
+    /**
+     * What breaks "nothing lost, nothing double counted, nothing silent", by name and count: false negatives,
+     * lost records, records written twice, dead letters in the output, misclassified dead letters, unidentified
+     * records, genuine impressions dead-lettered. Empty when the run was exactly once. False positives are not
+     * in it: they are allowed up to the configured FPP, which callers check against {@link #falsePositiveRate()}.
+     */
+    public Map<String, Long> exactlyOnceViolations() {
+        Map<String, Long> violations = new LinkedHashMap<>();
+        putIfPositive(violations, "false negatives", falseNegatives);
+        putIfPositive(violations, "lost records", lost);
+        putIfPositive(violations, "records written twice", writtenTwice);
+        putIfPositive(violations, "dead letters in the output", deadLettersInOutput);
+        putIfPositive(violations, "misclassified dead letters", misclassifiedDeadLetters);
+        putIfPositive(violations, "unidentified records", unidentified);
+        putIfPositive(violations, "genuine impressions dead-lettered", genuineDeadLettered);
+        return violations;
+    }
+
+    private static void putIfPositive(Map<String, Long> violations, String what, long count) {
+        if (count > 0) {
+            violations.put(what, count);
+        }
+    }
+
     /** Unique impressions wrongly dropped, over the unique impressions expected. */
     public double falsePositiveRate() {
         return expectedOutputs == 0 ? 0 : (double) falsePositives / expectedOutputs;
