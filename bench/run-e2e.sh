@@ -15,7 +15,8 @@ WORK=$REPO/bench/target/e2e
 export RUN_DIR=${RUN_DIR:-$WORK/kafka}
 export KAFKA_PORT=${KAFKA_PORT:-19092}
 export CONTROLLER_PORT=${CONTROLLER_PORT:-19093}
-MAIN=io.impressiondedup.bench.e2e.EndToEndBenchmark
+# bench/run-headline.sh runs another main (E2E_MAIN) on the same broker and classpath.
+MAIN=${E2E_MAIN:-io.impressiondedup.bench.e2e.EndToEndBenchmark}
 
 mkdir -p "$WORK"
 mvn -B -q -DskipTests -pl bench -am package dependency:build-classpath \
@@ -30,7 +31,7 @@ for arg in "$@"; do
   if [[ $arg == --help || $arg == -h ]]; then run --help; exit 0; fi
 done
 
-if ! command -v redis-server > /dev/null; then
+if [[ -z ${E2E_MAIN:-} ]] && ! command -v redis-server > /dev/null; then
   echo "redis-server not found: installing the Debian package"
   SUDO=; [[ $(id -u) == 0 ]] || SUDO=sudo
   $SUDO apt-get update -qq
@@ -42,4 +43,8 @@ rm -rf "$WORK/run"
 rm -rf "$RUN_DIR"
 trap 'deploy/local/cluster.sh stop' EXIT
 deploy/local/cluster.sh start-kafka
-run --bootstrap-servers "127.0.0.1:$KAFKA_PORT" --work-dir "$WORK/run" --redis-server "$(command -v redis-server)" "$@"
+if [[ -n ${E2E_MAIN:-} ]]; then
+  run --bootstrap-servers "127.0.0.1:$KAFKA_PORT" --work-dir "$WORK/run" "$@"
+else
+  run --bootstrap-servers "127.0.0.1:$KAFKA_PORT" --work-dir "$WORK/run" --redis-server "$(command -v redis-server)" "$@"
+fi

@@ -41,7 +41,7 @@ record BenchmarkSettings(
      * rather than {@code Variant.ids()} so that {@code --help} does not initialize {@link Variant},
      * whose stages need the job's classes; {@link Options#settings()} checks that it matches.
      */
-    static final String ALL_VARIANTS = "pass-through,pass-through-keyed,bloom-rocksdb,bloom-heap,exact-rocksdb,exact-heap,sql-rocksdb";
+    static final String ALL_VARIANTS = "byte-pass-through,pass-through,pass-through-keyed,bloom-rocksdb,bloom-heap,exact-rocksdb,exact-heap,sql-rocksdb";
 
     /** The parts of the report; a quick run may pick some. */
     enum Section {

@@ -55,7 +55,11 @@ final class JobRun {
         flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         env.setParallelism(PARALLELISM);
-        DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));
+        if (variant == Variant.BYTE_PASS_THROUGH) {
+            BytePassThrough.defineWorkflow(env, config);
+        } else {
+            DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));
+        }
 
         JobExecutionResult result;
         CheckpointCapture capture = new CheckpointCapture(checkpoints, workDir.resolve("metadata-" + runId));

@@ -6,6 +6,8 @@ import io.impressiondedup.state.time.TimeBuckets;
 
 /** One way of deduplicating, on one state backend: a row of the end-to-end comparison. */
 enum Variant {
+    /** Not a dedup stage: the whole job is {@link BytePassThrough} (no parsing, no keyBy). */
+    BYTE_PASS_THROUGH("byte pass-through (no parsing, no keyBy)", "hashmap", null),
     PASS_THROUGH("pass-through (no dedup)", "hashmap", AlternativeDedupStages.passThrough()),
     PASS_THROUGH_KEYED("pass-through, keyed (no dedup)", "hashmap", AlternativeDedupStages.keyedPassThrough()),
     BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.bloomDedup()),
@@ -21,7 +23,7 @@ enum Variant {
     Variant(String label, String stateBackend, DedupStage stage) {
         this.label = label;
         this.stateBackend = stateBackend;
-        this.stage = EndOfInputWatermarkHold.before(stage);
+        this.stage = stage == null ? null : EndOfInputWatermarkHold.before(stage);
     }
 
     String id() {

@@ -1,0 +1,72 @@
+package io.impressiondedup.bench.e2e;
+
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.operators.model.RawKafkaRecord;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * The headline baseline of the end-to-end comparison: a job that only moves the records' bytes. The
+ * same Kafka source settings (read_committed, bounded at the end offsets found at start) and the job's
+ * own exactly-once output sink ({@link KafkaConnectors#outputSink}), chained in one task per subtask:
+ * no parsing, no event time, no keyBy, no state. What the same cluster moves when it does nothing but
+ * read and write; every variant's throughput is reported as a fraction of it.
+ */
+final class BytePassThrough {
+
+    private BytePassThrough() {}
+
+    static void defineWorkflow(StreamExecutionEnvironment env, DedupJobConfig config) {
+        KafkaSource<Impression> source = KafkaSource.<Impression>builder()
+                .setBootstrapServers(config.bootstrapServers())
+                .setTopics(config.inputTopic())
+                .setGroupId(config.groupId())
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setBounded(OffsetsInitializer.latest())
+                .setDeserializer(new RawBytes())
+                .setProperty("isolation.level", "read_committed")
+                .setProperty("commit.offsets.on.checkpoint", "true")
+                .build();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka bytes", Impression.TYPE_INFO)
+                .uid("kafka-bytes-source")
+                .sinkTo(KafkaConnectors.outputSink(config))
+                .uid(KafkaConnectors.OUTPUT_SINK_UID)
+                .name("Kafka output");
+    }
+
+    /**
+     * Each Kafka record as it came, wrapped so that the job's output sink writes it: key, value,
+     * headers and timestamp, nothing read from the value (the ids are empty and the digest zero).
+     */
+    static final class RawBytes implements KafkaRecordDeserializationSchema<Impression> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Impression> out) {
+            Header[] headers = record.headers().toArray();
+            String[] keys = new String[headers.length];
+            byte[][] values = new byte[headers.length][];
+            for (int i = 0; i < headers.length; i++) {
+                keys[i] = headers[i].key();
+                values[i] = headers[i].value();
+            }
+            RawKafkaRecord raw = new RawKafkaRecord(record.topic(), record.partition(), record.offset(), record.timestamp(),
+                    record.key(), record.value(), keys, values);
+            out.collect(new Impression("", "", 0L, 0L, 0L, raw));
+        }
+
+        @Override
+        public TypeInformation<Impression> getProducedType() {
+            return Impression.TYPE_INFO;
+        }
+    }
+}
