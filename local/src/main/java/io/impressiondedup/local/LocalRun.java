@@ -200,6 +200,7 @@ public final class LocalRun {
             JobMonitor monitor = new JobMonitor(webPort, job.getJobID().toHexString());
             JobExecutionResult result;
             long lastInput = -1;
+            SteadyRate steady = new SteadyRate(count);
             while (true) {
                 try {
                     result = job.getJobExecutionResult().get(3, java.util.concurrent.TimeUnit.SECONDS);
@@ -215,6 +216,7 @@ public final class LocalRun {
                     // Accumulators reach the client with the task managers' heartbeats, every few seconds.
                     long input = Accounting.count(accumulators, Accounting.INPUT);
                     if (input != lastInput && input > 0) {
+                        steady.add(seconds(jobStart), input);
                         out.printf(Locale.ROOT, "  %5.0f s  %,.0f records/s  %s%n", seconds(jobStart), input / seconds(jobStart),
                                 Accounting.summary(accumulators));
                         if (input >= count) {
@@ -234,7 +236,7 @@ public final class LocalRun {
             double verifySeconds = seconds(verifyStart);
 
             String report = report(count, classes, accumulators, verification, fpp, generationSeconds, jobSeconds, verifySeconds,
-                    monitor, seconds(started));
+                    steady, monitor, seconds(started));
             Files.writeString(workDir.resolve("report.txt"), report, StandardCharsets.UTF_8);
             Files.writeString(workDir.resolve("verification.json"), verification.toJson(fpp), StandardCharsets.UTF_8);
             out.println();
@@ -248,7 +250,8 @@ public final class LocalRun {
     }
 
     private String report(long count, Map<?, Long> classes, Map<String, Object> accumulators, VerificationReport v, double fpp,
-            double generationSeconds, double jobSeconds, double verifySeconds, JobMonitor monitor, double totalSeconds) {
+            double generationSeconds, double jobSeconds, double verifySeconds, SteadyRate steady, JobMonitor monitor,
+            double totalSeconds) {
         long input = Accounting.count(accumulators, Accounting.INPUT);
         List<String> lines = new ArrayList<>();
         lines.add("=== Local run report ===");
@@ -270,6 +273,9 @@ public final class LocalRun {
                 v.lost(), v.writtenTwice(), v.misclassifiedDeadLetters(), v.deadLettersInOutput()));
         lines.add(String.format(Locale.ROOT, "Throughput:       %,.0f records/s over the job's %.1f s (including start-up and the final checkpoint)",
                 input / jobSeconds, jobSeconds));
+        lines.add(String.format(Locale.ROOT, "Steady rate:      %s (%s)", steady.recordsPerSecond().isPresent()
+                ? String.format(Locale.ROOT, "%,.0f records/s", steady.recordsPerSecond().getAsDouble()) : "not measured",
+                steady.describeWindow()));
         lines.add(String.format(Locale.ROOT, "State:            last checkpoint %s (full size %s); %s",
                 bytes(monitor.checkpointedBytes), bytes(monitor.checkpointFullBytes), monitor.liveBuckets > 0
                         ? String.format(Locale.ROOT, "Bloom filters %s in %d shard-buckets (gauges as last fetched during the run)",
