@@ -37,9 +37,14 @@ final class JobRun {
     private JobRun() {}
 
     static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir) throws Exception {
+        return run(variant, workload, kafka, runId, workDir, PARALLELISM);
+    }
+
+    /** {@link #run(Variant, Workload, BenchKafka, String, Path)} with {@code parallelism} slots (and output partitions). */
+    static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir, int parallelism) throws Exception {
         String output = "out-" + runId;
         String deadLetters = "dlq-" + runId;
-        kafka.create(Map.of(output, PARALLELISM, deadLetters, 1));
+        kafka.create(Map.of(output, parallelism, deadLetters, 1));
         Path checkpoints = workDir.resolve("checkpoints-" + runId);
         DedupJobConfig config = DedupJobConfig.parse(
                 "--bootstrap-servers", kafka.bootstrapServers,
@@ -47,14 +52,14 @@ final class JobRun {
                 "--bounded", "--starting-offsets", "earliest", "--group-id", "bench-" + runId,
                 "--transactional-id-prefix", "bench-" + runId,
                 "--capacity", Long.toString(workload.uniquePerDay()), "--fpp", "0.001",
-                "--parallelism", Integer.toString(PARALLELISM), "--state-backend", variant.stateBackend,
+                "--parallelism", Integer.toString(parallelism), "--state-backend", variant.stateBackend,
                 "--checkpoint-interval", "10s", "--checkpoint-dir", checkpoints.toUri().toString());
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
         // Only the last checkpoint is kept: its state size is read from its metadata (CheckpointCapture).
         flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        env.setParallelism(PARALLELISM);
+        env.setParallelism(parallelism);
         if (variant == Variant.BYTE_PASS_THROUGH) {
             BytePassThrough.defineWorkflow(env, config);
         } else {

@@ -48,6 +48,10 @@ public final class SteadyThroughput implements Callable<Integer> {
             description = "Variants, comma-separated; byte-pass-through is always run (the baseline).")
     String variants;
 
+    @Option(names = "--parallelism", defaultValue = "" + JobRun.PARALLELISM,
+            description = "Slots of the local cluster and parallelism of every job (the scaling check runs 1, 2 and 4).")
+    int parallelism;
+
     @Option(names = "--seed", defaultValue = "7", description = "Generator seed.")
     long seed;
 
@@ -90,12 +94,12 @@ public final class SteadyThroughput implements Callable<Integer> {
             Workload smallInput = Workload.generate(kafka, small, seed, workDir);
             Workload largeInput = Workload.generate(kafka, large, seed, workDir);
             System.out.println("-- warm-up run (not reported)");
-            JobRun.run(Variant.PASS_THROUGH, smallInput, kafka, "warm-up-" + small, workDir);
+            JobRun.run(Variant.PASS_THROUGH, smallInput, kafka, "warm-up-" + small, workDir, parallelism);
             for (int round = 1; round <= rounds; round++) {
                 System.out.printf("-- round %d of %d%n", round, rounds);
                 for (Variant variant : order) {
-                    JobRun.Result s = JobRun.run(variant, smallInput, kafka, variant.id() + "-s-" + round, workDir);
-                    JobRun.Result l = JobRun.run(variant, largeInput, kafka, variant.id() + "-l-" + round, workDir);
+                    JobRun.Result s = JobRun.run(variant, smallInput, kafka, variant.id() + "-s-" + round, workDir, parallelism);
+                    JobRun.Result l = JobRun.run(variant, largeInput, kafka, variant.id() + "-l-" + round, workDir, parallelism);
                     Pair pair = new Pair(s, l);
                     pairs.computeIfAbsent(variant, v -> new ArrayList<>()).add(pair);
                     System.out.printf(Locale.ROOT, "  %-40s steady %,10.0f records/s, fixed %5.1f s%n", variant.label, pair.steadyRate(),
@@ -123,7 +127,7 @@ public final class SteadyThroughput implements Callable<Integer> {
     private String report(List<Variant> order, Map<Variant, List<Pair>> pairs, Instant started) throws IOException {
         StringBuilder r = new StringBuilder();
         r.append(String.format(Locale.ROOT, "Steady throughput vs a byte pass-through, %s, %d rounds, inputs %,d and %,d records,"
-                + " parallelism %d, 4 input partitions, exactly-once%n", started, rounds, small, large, JobRun.PARALLELISM));
+                + " parallelism %d, 4 input partitions, exactly-once%n", started, rounds, small, large, parallelism));
         Machine machine = Machine.describe();
         r.append(String.format(Locale.ROOT, "%s, %d cores, %.1f GiB, Java %s; load average at the end: %s%n", machine.cpuModel(),
                 machine.cores(), machine.memoryBytes() / (double) (1L << 30), machine.javaVersion(), loadAverage()));
