@@ -11,13 +11,15 @@ import org.apache.flink.core.memory.DataOutputView;
  * Serializer of {@link DeadLetter}. Format: reason ordinal (byte), error message, raw record, the
  * strings and the raw record in the format of the same version ({@link RawKafkaRecordFormat}: v1
  * Flink's strings, v2 UTF-8 in one piece). A serializer restored from a v1 snapshot reads and writes
- * v1. It holds the last topic name decoded, so {@link #duplicate()} returns a new instance.
+ * v1. It holds a scratch buffer and the last topic name decoded, so it is not thread-safe and
+ * {@link #duplicate()} returns a new instance.
  */
 public final class DeadLetterSerializer extends VersionedSerializer<DeadLetter> {
 
     private static final long serialVersionUID = 1L;
 
     public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final DeadLetterSerializer INSTANCE = new DeadLetterSerializer(CURRENT_VERSION);
 
     private static final DeadLetterReason[] REASONS = DeadLetterReason.values();

@@ -18,14 +18,16 @@ import org.apache.flink.core.memory.DataOutputView;
  *       distinct name. A serializer restored from a v1 snapshot reads and writes v1.
  * </ul>
  *
- * <p>Not stateless since v2: it holds the last topic name it decoded, so {@link #duplicate()} gives
- * each caller its own instance (sharing one is still safe, only slower; see {@link RawKafkaRecordFormat}).
+ * <p>Not stateless since v2: it holds a scratch buffer and the last topic name it decoded
+ * ({@link RawKafkaRecordFormat}), so it is not thread-safe and {@link #duplicate()} returns a new
+ * instance, per Flink's contract.
  */
 public final class ImpressionSerializer extends VersionedSerializer<Impression> {
 
     private static final long serialVersionUID = 1L;
 
     public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ImpressionSerializer INSTANCE = new ImpressionSerializer(CURRENT_VERSION);
 
     private final RawKafkaRecordFormat rawFormat;

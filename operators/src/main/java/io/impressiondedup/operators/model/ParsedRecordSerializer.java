@@ -11,7 +11,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * Serializer of {@link ParsedRecord}. Format: a tag byte (0 impression, 1 dead letter), then the
  * record by {@link ImpressionSerializer} or {@link DeadLetterSerializer} of the same version (v1:
  * Flink's strings, v2: UTF-8 in one piece). A serializer restored from a v1 snapshot reads and
- * writes v1. It holds its own inner serializers (which cache the last topic name), so
+ * writes v1. It holds its own inner serializers, which are not thread-safe, so neither is it, and
  * {@link #duplicate()} returns a new instance.
  */
 public final class ParsedRecordSerializer extends VersionedSerializer<ParsedRecord> {
@@ -19,6 +19,7 @@ public final class ParsedRecordSerializer extends VersionedSerializer<ParsedReco
     private static final long serialVersionUID = 1L;
 
     public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ParsedRecordSerializer INSTANCE = new ParsedRecordSerializer(CURRENT_VERSION);
 
     private static final int IMPRESSION = 0;

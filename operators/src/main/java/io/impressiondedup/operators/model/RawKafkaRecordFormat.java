@@ -23,12 +23,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * char at a time; v2 as UTF-8 in one piece ({@link StringWireFormat}). A v1 instance reads and writes
  * v1, so a serializer restored from a v1 snapshot keeps working on the bytes it finds.
  *
- * <p><b>The topic name is decoded once.</b> Nearly every record of a job carries the same topic, so a
- * v2 reader keeps the bytes and String of the last topic it decoded and returns that String when
- * the next topic's bytes are equal. The cache is one immutable object in a plain field: a reader
- * shared by mistake between threads at worst decodes again, it never returns a wrong name (final
- * fields are safely published). The serializers still give each thread its own instance
- * ({@code duplicate()}), so threads do not overwrite each other's cache.
+ * <p><b>Decoding without garbage.</b> A v2 reader reads a string's bytes into a scratch buffer of its
+ * own and decodes them from there (one copy into the String, none into a temporary array), and
+ * keeps the bytes and String of the last topic it decoded: nearly every record of a job carries the
+ * same topic, so its name is compared, not decoded, and the records share one String.
+ *
+ * <p><b>Not thread-safe</b> (the buffer and the last topic are state): per Flink's contract, each
+ * thread uses its own instance; the serializers that hold one return a new instance from
+ * {@code duplicate()}, and their shared {@code INSTANCE} is a template to duplicate.
  *
  * <p><b>Limits: the same on both sides.</b> At most {@link RawKafkaRecord#MAX_HEADERS} (65,536)
  * headers, and byte arrays of at most {@link RawKafkaRecord#MAX_BYTES}. {@link #write} refuses a
@@ -53,9 +55,15 @@ final class RawKafkaRecordFormat implements Serializable {
     /** Strings as UTF-8 in one piece ({@link StringWireFormat}). */
     static final int V2 = 2;
 
+    /** Strings up to this many UTF-8 bytes are decoded from the scratch buffer; longer ones get an array of their own. */
+    private static final int SCRATCH_BYTES = 1024;
+
     private final int version;
-    /** The last topic decoded (v2 only); null until the first record, and after Java deserialization. */
-    private transient LastTopic lastTopic;
+    /** Where v2 strings are read before decoding (null until the first, and after Java deserialization). */
+    private transient byte[] scratch;
+    /** The UTF-8 bytes of {@link #lastTopic}; null before the first record. */
+    private transient byte[] lastTopicUtf8;
+    private transient String lastTopic;
 
     RawKafkaRecordFormat(int version) {
         if (version != V1 && version != V2) {
@@ -117,7 +125,18 @@ final class RawKafkaRecordFormat implements Serializable {
     }
 
     String readString(DataInputView in) throws IOException {
-        return version == V1 ? StringSerializer.INSTANCE.deserialize(in) : StringWireFormat.read(in);
+        if (version == V1) {
+            return StringSerializer.INSTANCE.deserialize(in);
+        }
+        int n = in.readInt();
+        if (n < 0) {
+            return StringWireFormat.readOtherForm(n, in);
+        }
+        if (n > SCRATCH_BYTES) {
+            return new String(StringWireFormat.readUtf8(n, in), UTF_8);
+        }
+        byte[] utf8 = fillScratch(n, in);
+        return new String(utf8, 0, n, UTF_8);
     }
 
     private String readTopic(DataInputView in) throws IOException {
@@ -129,25 +148,27 @@ final class RawKafkaRecordFormat implements Serializable {
             }
             return topic;
         }
-        byte[] utf8 = StringWireFormat.readUtf8(n, in);
-        LastTopic last = lastTopic;
-        if (last != null && Arrays.equals(last.utf8, utf8)) {
-            return last.name;
+        if (n > SCRATCH_BYTES) {
+            return new String(StringWireFormat.readUtf8(n, in), UTF_8);
         }
-        String name = new String(utf8, UTF_8);
-        lastTopic = new LastTopic(utf8, name);
-        return name;
+        byte[] utf8 = fillScratch(n, in);
+        byte[] last = lastTopicUtf8;
+        if (last != null && Arrays.equals(last, 0, last.length, utf8, 0, n)) {
+            return lastTopic;
+        }
+        lastTopic = new String(utf8, 0, n, UTF_8);
+        lastTopicUtf8 = Arrays.copyOf(utf8, n);
+        return lastTopic;
     }
 
-    /** A topic name with the bytes it was decoded from; never modified, so safe to share. */
-    private static final class LastTopic {
-        final byte[] utf8;
-        final String name;
-
-        LastTopic(byte[] utf8, String name) {
-            this.utf8 = utf8;
-            this.name = name;
+    /** Reads {@code n <= SCRATCH_BYTES} bytes into the scratch buffer and returns it. */
+    private byte[] fillScratch(int n, DataInputView in) throws IOException {
+        byte[] buffer = scratch;
+        if (buffer == null) {
+            buffer = scratch = new byte[SCRATCH_BYTES];
         }
+        in.readFully(buffer, 0, n);
+        return buffer;
     }
 
     private static void writeBytes(byte[] bytes, DataOutputView out) throws IOException {

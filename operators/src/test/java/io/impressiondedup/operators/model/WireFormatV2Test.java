@@ -54,6 +54,17 @@ class WireFormatV2Test {
     }
 
     @Test
+    void stringsLongerThanTheScratchBufferRoundTrip() throws IOException {
+        String longTopic = "t".repeat(1_500);
+        String longKey = "\u00e9\ud83d\ude00".repeat(700); // 4,200 bytes of UTF-8
+        Impression impression = impression(longTopic, "r".repeat(1_025), "a", new String[] {longKey, "short"}, new byte[2][]);
+        ImpressionSerializer serializer = ImpressionSerializer.INSTANCE.duplicate();
+
+        assertThat(roundTrip(serializer, impression)).isEqualTo(impression);
+        assertThat(roundTrip(serializer, impression("in", "r", "a", null, null)).raw().topic()).isEqualTo("in");
+    }
+
+    @Test
     void aRecordWithManyHeadersAndNullKeyAndValueRoundTrips() throws IOException {
         RawKafkaRecord many = RawKafkaRecordFormatTest.withHeaders(1_000);
         RawKafkaRecord tombstone = new RawKafkaRecord("in", 0, 1L, -1L, null, null, null, null);
