@@ -8,8 +8,9 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * How format v2 of the record serializers writes a string: its UTF-8 bytes in one bulk write, read
- * back and decoded in one call. Flink's {@code StringSerializer} (format v1) writes and reads one
- * char at a time; in the profile that was a third of the shuffle's cost (docs/design/PROFILE.md).
+ * back and decoded in one call (by {@link RawKafkaRecordFormat#readString}, which owns the buffer).
+ * Flink's {@code StringSerializer} (format v1) writes and reads one char at a time; in the profile
+ * that was a third of the shuffle's cost (docs/design/PROFILE.md).
  *
  * <pre>
  *   int n, then
@@ -25,7 +26,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * by char instead. Every string round-trips exactly; the rare slow form costs only those strings.
  *
  * <p><b>Limits, the same on both sides:</b> at most {@link RawKafkaRecord#MAX_BYTES} bytes of UTF-8,
- * or half as many chars in the third form; {@link #read} takes any other length for a corrupt stream.
+ * or half as many chars in the third form; a reader takes any other length for a corrupt stream.
  * No string in a record comes near: Kafka delivers less.
  */
 final class StringWireFormat {
@@ -57,11 +58,6 @@ final class StringWireFormat {
         }
         out.writeInt(utf8.length);
         out.write(utf8);
-    }
-
-    static String read(DataInputView in) throws IOException {
-        int n = in.readInt();
-        return n >= 0 ? new String(readUtf8(n, in), UTF_8) : readOtherForm(n, in);
     }
 
     /** The {@code n} bytes of UTF-8 that follow a non-negative length, checked against the limit. */

@@ -106,7 +106,7 @@ class WireFormatV2Test {
             DataOutputSerializer out = new DataOutputSerializer(16);
             assertThatThrownBy(() -> {
                 out.writeInt(marker);
-                StringWireFormat.read(new DataInputDeserializer(out.getCopyOfBuffer()));
+                new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).readString(new DataInputDeserializer(out.getCopyOfBuffer()));
             }).as("marker %s", marker).isInstanceOf(IOException.class).hasMessageContaining("Corrupt record");
         }
     }
