@@ -89,7 +89,8 @@ final class AlternativeDedupStages {
     static byte[] toBytes(Impression impression) {
         DataOutputSerializer out = new DataOutputSerializer(256);
         try {
-            ImpressionSerializer.INSTANCE.serialize(impression, out);
+            // A serializer per call: they are not thread-safe, and the map functions run in parallel.
+            ImpressionSerializer.INSTANCE.duplicate().serialize(impression, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -98,7 +99,7 @@ final class AlternativeDedupStages {
 
     static Impression fromBytes(byte[] bytes) {
         try {
-            return ImpressionSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes));
+            return ImpressionSerializer.INSTANCE.duplicate().deserialize(new DataInputDeserializer(bytes));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,22 +4,36 @@ import io.impressiondedup.state.serialization.VersionedSerializer;
 import io.impressiondedup.state.serialization.VersionedSerializerSnapshot;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Serializer of {@link DeadLetter}. Format v1: reason ordinal (byte), error message, raw record. */
+/**
+ * Serializer of {@link DeadLetter}. Format: reason ordinal (byte), error message, raw record, the
+ * strings and the raw record in the format of the same version ({@link RawKafkaRecordFormat}: v1
+ * Flink's strings, v2 UTF-8 in one piece). A serializer restored from a v1 snapshot reads and writes
+ * v1. It holds a scratch buffer and the last topic name decoded, so it is not thread-safe and
+ * {@link #duplicate()} returns a new instance.
+ */
 public final class DeadLetterSerializer extends VersionedSerializer<DeadLetter> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final DeadLetterSerializer INSTANCE = new DeadLetterSerializer(CURRENT_VERSION);
 
     private static final DeadLetterReason[] REASONS = DeadLetterReason.values();
 
+    private final RawKafkaRecordFormat rawFormat;
+
     DeadLetterSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
+        this.rawFormat = new RawKafkaRecordFormat(formatVersion);
+    }
+
+    @Override
+    public DeadLetterSerializer duplicate() {
+        return new DeadLetterSerializer(formatVersion());
     }
 
     @Override
@@ -40,8 +54,8 @@ public final class DeadLetterSerializer extends VersionedSerializer<DeadLetter> 
     @Override
     public void serialize(DeadLetter deadLetter, DataOutputView out) throws IOException {
         out.writeByte(deadLetter.reason().ordinal());
-        StringSerializer.INSTANCE.serialize(deadLetter.error(), out);
-        RawKafkaRecordFormat.write(deadLetter.raw(), out);
+        rawFormat.writeString(deadLetter.error(), out);
+        rawFormat.write(deadLetter.raw(), out);
     }
 
     @Override
@@ -50,8 +64,8 @@ public final class DeadLetterSerializer extends VersionedSerializer<DeadLetter> 
         if (ordinal >= REASONS.length) {
             throw new IOException("Unknown dead-letter reason ordinal " + ordinal);
         }
-        String error = StringSerializer.INSTANCE.deserialize(in);
-        return new DeadLetter(RawKafkaRecordFormat.read(in), REASONS[ordinal], error);
+        String error = rawFormat.readString(in);
+        return new DeadLetter(rawFormat.read(in), REASONS[ordinal], error);
     }
 
     @Override

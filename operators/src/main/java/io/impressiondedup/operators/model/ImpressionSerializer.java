@@ -4,24 +4,42 @@ import io.impressiondedup.state.serialization.VersionedSerializer;
 import io.impressiondedup.state.serialization.VersionedSerializerSnapshot;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Serializer of {@link Impression} between operators (and of in-flight records in unaligned
- * checkpoints). Format v1: request id, ad id, event time, digest high and low, then the raw record
- * ({@link RawKafkaRecordFormat}).
+ * checkpoints). Format: request id, ad id, event time, digest high and low, then the raw record
+ * ({@link RawKafkaRecordFormat} of the same version).
+ *
+ * <ul>
+ *   <li>v1: strings by Flink's {@code StringSerializer}, one char at a time.
+ *   <li>v2: strings as UTF-8 in one piece ({@link StringWireFormat}), the topic decoded once per
+ *       distinct name. A serializer restored from a v1 snapshot reads and writes v1.
+ * </ul>
+ *
+ * <p>Not stateless since v2: it holds a scratch buffer and the last topic name it decoded
+ * ({@link RawKafkaRecordFormat}), so it is not thread-safe and {@link #duplicate()} returns a new
+ * instance, per Flink's contract.
  */
 public final class ImpressionSerializer extends VersionedSerializer<Impression> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ImpressionSerializer INSTANCE = new ImpressionSerializer(CURRENT_VERSION);
+
+    private final RawKafkaRecordFormat rawFormat;
 
     ImpressionSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
+        this.rawFormat = new RawKafkaRecordFormat(formatVersion);
+    }
+
+    @Override
+    public ImpressionSerializer duplicate() {
+        return new ImpressionSerializer(formatVersion());
     }
 
     @Override
@@ -41,22 +59,22 @@ public final class ImpressionSerializer extends VersionedSerializer<Impression> 
 
     @Override
     public void serialize(Impression impression, DataOutputView out) throws IOException {
-        StringSerializer.INSTANCE.serialize(impression.requestId(), out);
-        StringSerializer.INSTANCE.serialize(impression.adId(), out);
+        rawFormat.writeString(impression.requestId(), out);
+        rawFormat.writeString(impression.adId(), out);
         out.writeLong(impression.eventTime());
         out.writeLong(impression.digestHigh());
         out.writeLong(impression.digestLow());
-        RawKafkaRecordFormat.write(impression.raw(), out);
+        rawFormat.write(impression.raw(), out);
     }
 
     @Override
     public Impression deserialize(DataInputView in) throws IOException {
-        String requestId = StringSerializer.INSTANCE.deserialize(in);
-        String adId = StringSerializer.INSTANCE.deserialize(in);
+        String requestId = rawFormat.readString(in);
+        String adId = rawFormat.readString(in);
         long eventTime = in.readLong();
         long digestHigh = in.readLong();
         long digestLow = in.readLong();
-        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, RawKafkaRecordFormat.read(in));
+        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, rawFormat.read(in));
     }
 
     @Override

@@ -7,19 +7,36 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
-/** Serializer of {@link ParsedRecord}. Format v1: a tag byte (0 impression, 1 dead letter), then the record. */
+/**
+ * Serializer of {@link ParsedRecord}. Format: a tag byte (0 impression, 1 dead letter), then the
+ * record by {@link ImpressionSerializer} or {@link DeadLetterSerializer} of the same version (v1:
+ * Flink's strings, v2: UTF-8 in one piece). A serializer restored from a v1 snapshot reads and
+ * writes v1. It holds its own inner serializers, which are not thread-safe, so neither is it, and
+ * {@link #duplicate()} returns a new instance.
+ */
 public final class ParsedRecordSerializer extends VersionedSerializer<ParsedRecord> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
+    /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ParsedRecordSerializer INSTANCE = new ParsedRecordSerializer(CURRENT_VERSION);
 
     private static final int IMPRESSION = 0;
     private static final int DEAD_LETTER = 1;
 
+    private final ImpressionSerializer impressions;
+    private final DeadLetterSerializer deadLetters;
+
     ParsedRecordSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
+        this.impressions = new ImpressionSerializer(formatVersion);
+        this.deadLetters = new DeadLetterSerializer(formatVersion);
+    }
+
+    @Override
+    public ParsedRecordSerializer duplicate() {
+        return new ParsedRecordSerializer(formatVersion());
     }
 
     @Override
@@ -41,10 +58,10 @@ public final class ParsedRecordSerializer extends VersionedSerializer<ParsedReco
     public void serialize(ParsedRecord record, DataOutputView out) throws IOException {
         if (record.isImpression()) {
             out.writeByte(IMPRESSION);
-            ImpressionSerializer.INSTANCE.serialize(record.impression(), out);
+            impressions.serialize(record.impression(), out);
         } else {
             out.writeByte(DEAD_LETTER);
-            DeadLetterSerializer.INSTANCE.serialize(record.deadLetter(), out);
+            deadLetters.serialize(record.deadLetter(), out);
         }
     }
 
@@ -53,9 +70,9 @@ public final class ParsedRecordSerializer extends VersionedSerializer<ParsedReco
         int tag = in.readUnsignedByte();
         switch (tag) {
             case IMPRESSION:
-                return ParsedRecord.of(ImpressionSerializer.INSTANCE.deserialize(in));
+                return ParsedRecord.of(impressions.deserialize(in));
             case DEAD_LETTER:
-                return ParsedRecord.of(DeadLetterSerializer.INSTANCE.deserialize(in));
+                return ParsedRecord.of(deadLetters.deserialize(in));
             default:
                 throw new IOException("Unknown parsed-record tag " + tag);
         }

@@ -24,9 +24,9 @@ class RawKafkaRecordFormatTest {
 
     static RawKafkaRecord roundTrip(RawKafkaRecord record) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(1024);
-        RawKafkaRecordFormat.write(record, out);
+        new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).write(record, out);
         DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
-        RawKafkaRecord read = RawKafkaRecordFormat.read(in);
+        RawKafkaRecord read = new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).read(in);
         assertThat(in.available()).isZero();
         return read;
     }
@@ -41,7 +41,7 @@ class RawKafkaRecordFormatTest {
     @Test
     void writeRefusesMoreHeadersThanReadAccepts() {
         DataOutputSerializer out = new DataOutputSerializer(1024);
-        assertThatThrownBy(() -> RawKafkaRecordFormat.write(withHeaders(70_000), out))
+        assertThatThrownBy(() -> new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).write(withHeaders(70_000), out))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("70000 headers").hasMessageContaining("65536").hasMessageContaining("in-0@9");
     }
@@ -50,11 +50,11 @@ class RawKafkaRecordFormatTest {
     void readRefusesACorruptHeaderCount() {
         DataOutputSerializer out = new DataOutputSerializer(1024);
         assertThatThrownBy(() -> {
-            RawKafkaRecordFormat.write(withHeaders(1), out);
+            new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).write(withHeaders(1), out);
             byte[] bytes = out.getCopyOfBuffer();
-            // the record ends with the header count (4 bytes), then its one header: key "h" (2 bytes), null value (4 bytes)
-            bytes[bytes.length - 10] = 0x7f;
-            RawKafkaRecordFormat.read(new DataInputDeserializer(bytes));
+            // the record ends with the header count (4 bytes), then its one header: key "h" (4 + 1 bytes), null value (4 bytes)
+            bytes[bytes.length - 13] = 0x7f;
+            new RawKafkaRecordFormat(RawKafkaRecordFormat.V2).read(new DataInputDeserializer(bytes));
         }).isInstanceOf(IOException.class).hasMessageContaining("Corrupt record");
     }
 }
