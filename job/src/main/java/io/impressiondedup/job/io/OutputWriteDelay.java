@@ -24,9 +24,9 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * reading it sorts a copy), so its quantiles describe roughly the last seconds of traffic of this
  * subtask, not the job's lifetime.
  */
-final class OutputWriteDelay {
+public final class OutputWriteDelay {
 
-    static final String METRIC = "output-write-delay-ms";
+    public static final String METRIC = "output-write-delay-ms";
     /** Samples the histogram keeps: a few seconds of one subtask at tens of thousands of records per second. */
     static final int WINDOW = 100_000;
 
