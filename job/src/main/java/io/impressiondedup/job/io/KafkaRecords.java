@@ -45,9 +45,17 @@ public final class KafkaRecords {
             this.topic = topic;
         }
 
+        /**
+         * Registers the histogram once. The exactly-once writer opens its serializer twice (in {@code
+         * KafkaWriter}'s constructor and again in {@code ExactlyOnceKafkaWriter}'s, connector 5.0), and a
+         * second registration under the same name is refused by the metric group ("name collision") while
+         * the serializer would go on updating that unreported second histogram.
+         */
         @Override
         public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
-            writeDelay = OutputWriteDelay.register(context.getMetricGroup());
+            if (writeDelay == null) {
+                writeDelay = OutputWriteDelay.register(context.getMetricGroup());
+            }
         }
 
         @Override
