@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -146,6 +147,9 @@ public final class LatencyBenchmark implements Callable<Integer> {
                 "--checkpoint-interval", interval.toMillis() + "ms", "--checkpoint-dir", checkpoints.toUri().toString());
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, JobRun.MANAGED_MEMORY);
+        // The local cluster's spill and RocksDB working files under the work directory, not /tmp.
+        Path tmp = workDir.resolve("tmp-" + runId);
+        flink.set(CoreOptions.TMP_DIRS, tmp.toString());
         WriteDelayCapture.install(flink);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         env.setParallelism(JobRun.PARALLELISM);
@@ -174,6 +178,7 @@ public final class LatencyBenchmark implements Callable<Integer> {
             WriteDelayCapture.clear();
             kafka.delete(input, output, deadLetters);
             FileUtils.deleteDirectory(checkpoints.toFile());
+            FileUtils.deleteDirectory(tmp.toFile());
         }
     }
 
