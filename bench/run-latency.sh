@@ -4,7 +4,7 @@
 # per variant, checkpoint interval and rate (LatencyBenchmark). Same build, broker and clean-up as
 # bench/run-e2e.sh.
 #
-#   bench/run-latency.sh --rates 20000 --duration 60s --out bench/results/latency-20k.txt   4 runs of about 1.5 min
+#   bench/run-latency.sh --rates 20000 --duration 60s --out bench/results/latency-20k.txt   4 runs of about 2 min, after the build
 #   bench/run-latency.sh --rates 20000,50000 --checkpoint-intervals 10s                       70% of measured steady rates
 #   bench/run-latency.sh --help                                                              every option
 exec env E2E_MAIN=io.impressiondedup.bench.e2e.LatencyBenchmark "$(dirname "$0")/run-e2e.sh" "$@"

@@ -57,6 +57,11 @@ public final class LatencyBenchmark implements Callable<Integer> {
     @Option(names = "--warm-up", converter = FlinkDuration.class, defaultValue = "20s", description = "Records sent in this first part of a run are not measured.")
     Duration warmUp;
 
+    @Option(names = "--jvm-warm-up", converter = FlinkDuration.class, defaultValue = "30s",
+            description = "First, one run of this length, not reported (the first variant, rate and interval): the first run in a fresh"
+                    + " JVM was seen to fall seconds behind where later ones did not. 0s to skip.")
+    Duration jvmWarmUp;
+
     @Option(names = "--checkpoint-intervals", converter = FlinkDuration.class, defaultValue = "10s,2s", split = ",", description = "Checkpoint intervals to run.")
     List<Duration> checkpointIntervals;
 
@@ -112,10 +117,16 @@ public final class LatencyBenchmark implements Callable<Integer> {
         List<Run> runs = new ArrayList<>();
         try (BenchKafka kafka = new BenchKafka(bootstrapServers)) {
             int n = 0;
+            if (!jvmWarmUp.isZero()) {
+                Run warm = run(kafka, order.get(0), checkpointIntervals.get(0), rates.get(0), jvmWarmUp, Duration.ZERO, "lat-warm-up-"
+                        + Long.toString(System.currentTimeMillis(), 36));
+                System.out.println("-- JVM warm-up run (not reported):" + System.lineSeparator() + line(warm));
+            }
             for (Duration interval : checkpointIntervals) {
                 for (long rate : rates) {
                     for (Variant variant : order) {
-                        Run run = run(kafka, variant, interval, rate, "lat-" + (++n) + "-" + Long.toString(System.currentTimeMillis(), 36));
+                        String runId = "lat-" + (++n) + "-" + Long.toString(System.currentTimeMillis(), 36);
+                        Run run = run(kafka, variant, interval, rate, duration, warmUp, runId);
                         runs.add(run);
                         System.out.println(line(run));
                     }
@@ -130,14 +141,15 @@ public final class LatencyBenchmark implements Callable<Integer> {
         return 0;
     }
 
-    private Run run(BenchKafka kafka, Variant variant, Duration interval, long rate, String runId) throws Exception {
+    private Run run(BenchKafka kafka, Variant variant, Duration interval, long rate, Duration length, Duration notMeasured, String runId)
+            throws Exception {
         String input = "in-" + runId;
         String output = "out-" + runId;
         String deadLetters = "dlq-" + runId;
         kafka.create(Map.of(input, Workload.INPUT_PARTITIONS, output, JobRun.PARALLELISM, deadLetters, 1));
         Path checkpoints = workDir.resolve("checkpoints-" + runId);
         // Planned for every record of the run being unique in one day bucket: no filter grows in the run.
-        long capacity = Math.max(1000, rate * duration.toSeconds());
+        long capacity = Math.max(1000, rate * length.toSeconds());
         DedupJobConfig config = DedupJobConfig.parse(
                 "--bootstrap-servers", kafka.bootstrapServers,
                 "--input-topic", input, "--output-topic", output, "--dlq-topic", deadLetters,
@@ -159,8 +171,8 @@ public final class LatencyBenchmark implements Callable<Integer> {
         try (VisibleLatency reader = new VisibleLatency(kafka.bootstrapServers, output)) {
             awaitRunning(job, Duration.ofMinutes(2));
             long startMs = System.currentTimeMillis();
-            long measureFromMs = startMs + warmUp.toMillis();
-            PacedProducer.Result produced = PacedProducer.produce(kafka.bootstrapServers, input, rate, duration, seed, measureFromMs);
+            long measureFromMs = startMs + notMeasured.toMillis();
+            PacedProducer.Result produced = PacedProducer.produce(kafka.bootstrapServers, input, rate, length, seed, measureFromMs);
             long endMs = System.currentTimeMillis();
             // Everything sent is visible after at most a checkpoint or two; a quiet spell of one interval
             // and 5 s more means the last transaction has committed (or the job has fallen far behind).
