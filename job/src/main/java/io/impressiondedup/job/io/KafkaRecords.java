@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetFacet;
 import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetIdentifier;
 import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
@@ -30,18 +31,37 @@ public final class KafkaRecords {
 
     private KafkaRecords() {}
 
-    /** Writes impressions to one topic, byte for byte as read. */
+    /**
+     * Writes impressions to one topic, byte for byte as read, and measures each one's delay from its
+     * Kafka timestamp to this write in the sink's histogram {@value OutputWriteDelay#METRIC} ({@link
+     * OutputWriteDelay} says what that delay covers and what it leaves out: the wait for the commit).
+     */
     public static final class Unchanged implements KafkaRecordSerializationSchema<Impression>, KafkaDatasetFacetProvider {
         private static final long serialVersionUID = 1L;
         private final String topic;
+        private transient OutputWriteDelay writeDelay;
 
         public Unchanged(String topic) {
             this.topic = topic;
         }
 
+        /**
+         * Registers the histogram once. The exactly-once writer opens its serializer twice (in {@code
+         * KafkaWriter}'s constructor and again in {@code ExactlyOnceKafkaWriter}'s, connector 5.0), and a
+         * second registration under the same name is refused by the metric group ("name collision") while
+         * the serializer would go on updating that unreported second histogram.
+         */
+        @Override
+        public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
+            if (writeDelay == null) {
+                writeDelay = OutputWriteDelay.register(context.getMetricGroup());
+            }
+        }
+
         @Override
         public ProducerRecord<byte[], byte[]> serialize(Impression impression, KafkaSinkContext context, Long timestamp) {
             RawKafkaRecord raw = impression.raw();
+            writeDelay.record(raw.timestamp(), System.currentTimeMillis());
             return new ProducerRecord<>(topic, null, raw.timestamp() >= 0 ? raw.timestamp() : null, raw.key(), raw.value(), headersOf(raw));
         }
 
