@@ -1,5 +1,8 @@
 package io.impressiondedup.job.io;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -42,6 +45,11 @@ final class FlatImpressionScanner {
     static final byte INTEGER = 2;
     /** A decimal number, true, false or null. */
     static final byte OTHER = 3;
+
+    /** Eight bytes of a value at once, the first in the lowest byte. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH_BITS = 0x8080808080808080L;
 
     /** The configured names, as bytes; null if a name has a character no accepted name can have (it never matches). */
     private final byte[][] wanted;
@@ -93,19 +101,13 @@ final class FlatImpressionScanner {
                     return false;
                 }
                 int from = ++i;
-                int hash = 0;
-                byte b;
-                while (i < n && (b = value[i]) != '"') {
-                    if (b < 0x20 || b == '\\' || b == 0x7F) {
-                        return false;
-                    }
-                    hash = 31 * hash + b;
-                    i++;
-                }
+                i = plainRun(value, i);
                 int length = i - from;
-                if (i >= n || length > MAX_NAME_BYTES) {
+                if (i >= n || value[i] != '"' || length > MAX_NAME_BYTES) {
                     return false;
                 }
+                // Enough to tell a record's names apart nearly always; equal hashes are compared byte for byte.
+                int hash = length == 0 ? 0 : (length * 31 + value[from]) * 31 + value[from + length / 2] * 31 + value[i - 1];
                 for (int f = 0; f < fields; f++) {
                     if (nameHash[f] == hash && nameLength[f] == length && sameBytes(value, nameStart[f], from, length)) {
                         return false;
@@ -126,18 +128,13 @@ final class FlatImpressionScanner {
                     return false;
                 }
                 // The value.
-                b = value[i];
+                byte b = value[i];
                 int valueStart = i;
                 byte valueKind;
                 if (b == '"') {
                     valueStart = ++i;
-                    while (i < n && (b = value[i]) != '"') {
-                        if (b < 0x20 || b == '\\' || b == 0x7F) {
-                            return false;
-                        }
-                        i++;
-                    }
-                    if (i >= n) {
+                    i = plainRun(value, i);
+                    if (i >= n || value[i] != '"') {
                         return false;
                     }
                     if (target >= 0) {
@@ -195,6 +192,38 @@ final class FlatImpressionScanner {
         }
         // Nothing but white space after the object.
         return skipWhiteSpace(value, i) == n;
+    }
+
+    /**
+     * The offset of the first byte from {@code i} on that is not printable ASCII other than a quote or a
+     * backslash (so a string's closing quote, or a byte to bail out on), or the value's length. Eight bytes
+     * at a time: per byte, the high bit of {@code (y - 0x01) & ~y} is set if y is zero, of
+     * {@code (x - 0x20) & ~x} if x is below 0x20, and of x itself if x is 0x80 or above. Borrows only ever
+     * mark bytes after a byte truly marked, so the lowest mark (the first byte) is exact.
+     */
+    static int plainRun(byte[] value, int i) {
+        int n = value.length;
+        while (i + 8 <= n) {
+            long x = (long) LONGS.get(value, i);
+            long quote = x ^ 0x2222222222222222L;
+            long backslash = x ^ 0x5C5C5C5C5C5C5C5CL;
+            long delete = x ^ 0x7F7F7F7F7F7F7F7FL;
+            long marks = ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((delete - ONES) & ~delete)
+                    | ((x - 0x2020202020202020L) & ~x) | x;
+            marks &= HIGH_BITS;
+            if (marks != 0) {
+                return i + (Long.numberOfTrailingZeros(marks) >>> 3);
+            }
+            i += 8;
+        }
+        while (i < n) {
+            byte b = value[i];
+            if (b < 0x20 || b == '"' || b == '\\' || b == 0x7F) {
+                return i;
+            }
+            i++;
+        }
+        return n;
     }
 
     /**
