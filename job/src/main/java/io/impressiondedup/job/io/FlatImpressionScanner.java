@@ -19,7 +19,7 @@ import java.nio.charset.StandardCharsets;
  * not exist. It bails on anything it does not fully check: a byte below 0x20 (outside the four JSON
  * white-space bytes) or above 0x7E anywhere, a backslash, a nested object or array, more than
  * {@link #MAX_FIELDS} fields, a name longer than {@link #MAX_NAME_BYTES}, a number longer than
- * {@link #MAX_NUMBER_BYTES}. So it never decides a dead letter itself: every one keeps the Jackson
+ * {@link #MAX_NUMBER_BYTES}, a value longer than {@link #MAX_VALUE_BYTES}. So it never decides a dead letter itself: every one keeps the Jackson
  * path's reason and message. Its number grammar is Jackson's default, strict JSON: no leading zeros
  * ({@code 01}, {@code -01}), no {@code +}, no {@code 1.}, {@code .5}, {@code 1e}, no NaN or Infinity;
  * {@code -0} is an integer whose text is {@code -0}. A literal ({@code true}, a number) must end at
@@ -37,6 +37,9 @@ final class FlatImpressionScanner {
     static final int MAX_NAME_BYTES = 256;
     /** Longer numbers bail out: well within Jackson's limit (64, as the parser configures it). */
     static final int MAX_NUMBER_BYTES = 32;
+
+    /** Longer values bail out: Jackson's limits (strings of 20,000,000 characters by default) are then far away. */
+    static final int MAX_VALUE_BYTES = 1 << 20;
 
     /** What a located field's value is. */
     static final byte ABSENT = 0;
@@ -83,6 +86,9 @@ final class FlatImpressionScanner {
         kind[1] = ABSENT;
         kind[2] = ABSENT;
         int n = value.length;
+        if (n > MAX_VALUE_BYTES) {
+            return false;
+        }
         int i = skipWhiteSpace(value, 0);
         if (i >= n || value[i] != '{') {
             return false;

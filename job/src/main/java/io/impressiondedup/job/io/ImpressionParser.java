@@ -15,6 +15,9 @@ import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -84,6 +87,8 @@ import java.util.function.LongSupplier;
 public final class ImpressionParser {
 
     private static final int MAX_ERROR_LENGTH = 200;
+    /** Eight bytes of a value at once. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final ParserSettings settings;
     private final LongSupplier clock;
@@ -308,12 +313,28 @@ public final class ImpressionParser {
      * No UTF-8 has a 0xFF byte: valid records never pay for this.
      */
     private JsonFactory factoryFor(byte[] value) {
-        for (byte b : value) {
-            if (b == (byte) 0xFF) {
-                return JsonFactory.builder().streamReadConstraints(constraints).build();
+        return hasByteFF(value) ? JsonFactory.builder().streamReadConstraints(constraints).build() : json;
+    }
+
+    /**
+     * Whether {@code value} has a 0xFF byte, eight bytes at a time: y = ~x has a zero byte where x has 0xFF, and
+     * {@code (y - 0x01..) & ~y & 0x80..} is non-zero exactly if y has a zero byte.
+     */
+    static boolean hasByteFF(byte[] value) {
+        int n = value.length;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long y = ~(long) LONGS.get(value, i);
+            if (((y - 0x0101010101010101L) & ~y & 0x8080808080808080L) != 0) {
+                return true;
             }
         }
-        return json;
+        for (; i < n; i++) {
+            if (value[i] == (byte) 0xFF) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -137,6 +137,11 @@ class FlatImpressionScannerDifferentialTest {
                 expected++;
             }
             assertThat(FlatImpressionScanner.plainRun(value, from)).as("%s from %d", Arrays.toString(value), from).isEqualTo(expected);
+            boolean ff = false;
+            for (byte b : value) {
+                ff |= b == (byte) 0xFF;
+            }
+            assertThat(ImpressionParser.hasByteFF(value)).as(Arrays.toString(value)).isEqualTo(ff);
         }
     }
 
