@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The fast path ({@link FlatImpressionScanner}) must change nothing but the cost: on every input, the parser
  * with it and the Jackson-only parser give the same impression (ids, event time, digest) or the same dead
- * letter (reason and message). The inputs are the generator's records, the cases of {@link ImpressionParserTest},
+ * letter (reason and message). The inputs are the generator's records, cases like those of {@link ImpressionParserTest},
  * values of every shape in each identity field, and a seeded fuzzer's mutations of all of them.
  */
 class FlatImpressionScannerDifferentialTest {
