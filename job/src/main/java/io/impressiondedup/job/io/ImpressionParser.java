@@ -15,6 +15,10 @@ import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -69,6 +73,13 @@ import java.util.function.LongSupplier;
  * scanned once for characters beyond ASCII, and its raw bytes only if it has some or is longer in bytes
  * than in characters (an escape).
  *
+ * <p>Most records never reach Jackson: {@link FlatImpressionScanner} reads the common shape (one flat object of
+ * printable ASCII without escapes) in one pass of its own, at a fraction of the cost, and accepts only what
+ * Jackson reads without error as a record with no top-level name twice and no trailing data; the three fields
+ * it finds are then checked by the same code as Jackson's (event time rules, empty ids). Anything else, and any
+ * record that would be a dead letter, goes to Jackson as before, which words every dead letter: the fast path
+ * changes the cost, not a result ({@code FlatImpressionScannerDifferentialTest} holds the two to that).
+ *
  * <p>The MD5 digest of the request id, keyed by the {@code --fingerprint-secret-file} secret if there is one, is
  * computed here, once per record, and travels with the impression.
  * One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
@@ -76,23 +87,43 @@ import java.util.function.LongSupplier;
 public final class ImpressionParser {
 
     private static final int MAX_ERROR_LENGTH = 200;
+    /** Eight bytes of a value at once. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final ParserSettings settings;
     private final LongSupplier clock;
     private final JsonFactory json;
+    private final StreamReadConstraints constraints;
     private final RequestIdDigester digester;
     /** The top-level field names of the record being parsed. */
     private final FieldNames fieldNames = new FieldNames();
-    /** The event time {@link #readEventTime} read last. */
+    /** The fast path for the common shape of a record, or null: Jackson reads every record. */
+    private final FlatImpressionScanner scanner;
+    /** The event time {@link #epochMillisError} or {@link #isoInstantError} read last. */
     private long parsedEventTime;
+    /** The identity and time of the record being parsed, as {@link #readFlat} or {@link #readWithJackson} found them. */
+    private String requestId;
+    private String adId;
+    private long eventTime;
+    private boolean hasEventTime;
 
     public ImpressionParser(ParserSettings settings, LongSupplier clock) {
+        this(settings, clock, true);
+    }
+
+    /**
+     * With {@code fastPath} false, every record is read by Jackson, as before the fast path existed: for the
+     * test that holds the two paths to the same results, not a production option.
+     */
+    ImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
         this.settings = settings;
         this.clock = clock;
+        this.scanner = fastPath
+                ? new FlatImpressionScanner(settings.requestIdField(), settings.adIdField(), settings.timestampField())
+                : null;
         this.digester = new RequestIdDigester(settings.fingerprintSecret());
-        this.json = JsonFactory.builder()
-                .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
-                .build();
+        this.constraints = StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build();
+        this.json = JsonFactory.builder().streamReadConstraints(constraints).build();
     }
 
     public ImpressionParser(ParserSettings settings) {
@@ -114,12 +145,104 @@ public final class ImpressionParser {
         if (!readAsUtf8(value)) {
             return malformed(raw, "value is not UTF-8: it begins like UTF-16 or UTF-32 (" + hex(value, 0, Math.min(4, value.length)) + ")");
         }
+        if (scanner == null || !readFlat(value)) {
+            ParsedRecord malformed = readWithJackson(raw, value);
+            if (malformed != null) {
+                return malformed;
+            }
+        }
+        if (requestId == null) {
+            return malformed(raw, "missing field '" + settings.requestIdField() + "'");
+        }
+        if (adId == null) {
+            return malformed(raw, "missing field '" + settings.adIdField() + "'");
+        }
+        if (!hasEventTime) {
+            return malformed(raw, "missing field '" + settings.timestampField() + "'");
+        }
+        long now = clock.getAsLong();
+        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis())) {
+            return dead(raw, DeadLetterReason.FUTURE_TIMESTAMP, "event time " + Instant.ofEpochMilli(eventTime)
+                    + " is more than --max-future-skew " + settings.maxFutureSkewMillis() / 1000 + "s ahead of processing time "
+                    + Instant.ofEpochMilli(now));
+        }
+        digester.digest(requestId);
+        return ParsedRecord.of(new Impression(requestId, adId, eventTime, digester.high(), digester.low(), raw));
+    }
+
+    /**
+     * The fast path: true if {@link FlatImpressionScanner} accepts the value and each of the three fields it
+     * has is valid, {@link #requestId}, {@link #adId} and the event time then set exactly as
+     * {@link #readWithJackson} would set them (a missing field stays unset, for the same message). False
+     * for anything else, a field the Jackson path would refuse included: that path then reads the record and
+     * words every dead letter, the first error in the record's order.
+     */
+    private boolean readFlat(byte[] value) {
+        FlatImpressionScanner scan = scanner;
+        if (!scan.scan(value)) {
+            return false;
+        }
+        String requestIdText = null;
+        if (scan.kind[0] != FlatImpressionScanner.ABSENT) {
+            if (scan.kind[0] != FlatImpressionScanner.STRING || scan.end[0] == scan.start[0]) {
+                return false;
+            }
+            requestIdText = ascii(value, scan.start[0], scan.end[0]);
+        }
+        String adIdText = null;
+        if (scan.kind[1] != FlatImpressionScanner.ABSENT) {
+            // An integer's text is as written ("-0" stays "-0"), as Jackson's getText gives it.
+            if ((scan.kind[1] != FlatImpressionScanner.STRING && scan.kind[1] != FlatImpressionScanner.INTEGER) || scan.end[1] == scan.start[1]) {
+                return false;
+            }
+            adIdText = ascii(value, scan.start[1], scan.end[1]);
+        }
+        boolean timed = scan.kind[2] != FlatImpressionScanner.ABSENT;
+        if (scan.kind[2] == FlatImpressionScanner.INTEGER) {
+            // Up to 18 characters always fit a long; longer ones (and what does not fit) are the Jackson path's.
+            if (scan.end[2] - scan.start[2] > 18 || epochMillisError(parseLong(value, scan.start[2], scan.end[2])) != null) {
+                return false;
+            }
+        } else if (scan.kind[2] == FlatImpressionScanner.STRING) {
+            if (isoInstantError(ascii(value, scan.start[2], scan.end[2])) != null) {
+                return false;
+            }
+        } else if (timed) {
+            return false;
+        }
+        requestId = requestIdText;
+        adId = adIdText;
+        hasEventTime = timed;
+        eventTime = timed ? parsedEventTime : 0;
+        return true;
+    }
+
+    /** Bytes the scanner accepted (all ASCII) as a string. */
+    private static String ascii(byte[] value, int from, int to) {
+        return new String(value, from, to - from, StandardCharsets.ISO_8859_1);
+    }
+
+    /** An integer of at most 18 characters the scanner accepted: an optional minus, then digits. */
+    private static long parseLong(byte[] value, int from, int to) {
+        boolean negative = value[from] == '-';
+        long result = 0;
+        for (int i = negative ? from + 1 : from; i < to; i++) {
+            result = 10 * result + (value[i] - '0');
+        }
+        return negative ? -result : result;
+    }
+
+    /**
+     * The Jackson path, reading any value: null if it read the value as a JSON object without error (setting
+     * {@link #requestId}, {@link #adId} and the event time from the fields it has), else the dead letter.
+     */
+    private ParsedRecord readWithJackson(RawKafkaRecord raw, byte[] value) {
         fieldNames.startRecord();
-        String requestId = null;
-        String adId = null;
-        long eventTime = 0;
-        boolean hasEventTime = false;
-        try (JsonParser parser = json.createParser(value)) {
+        requestId = null;
+        adId = null;
+        eventTime = 0;
+        hasEventTime = false;
+        try (JsonParser parser = factoryFor(value).createParser(value)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return malformed(raw, "value is not a JSON object");
             }
@@ -177,23 +300,41 @@ public final class ImpressionParser {
         } catch (IOException | RuntimeException e) {
             return malformed(raw, "unreadable value: " + e);
         }
-        if (requestId == null) {
-            return malformed(raw, "missing field '" + settings.requestIdField() + "'");
+        return null;
+    }
+
+    /**
+     * {@link #json}, or a new factory of the same settings if the value has a 0xFF byte. Jackson's factory keeps
+     * a table of the field names it has read, looked up by a name's bytes in groups of four, the last group
+     * padded with 0xFF bytes, comparing groups only: so once a record had the name {@code "requestId"}, the
+     * bytes {@code "requestI\xFF\xFF\xFFd"} are found as it and never decoded (which rejects 0xFF), and a
+     * record that is malformed read first would be an impression read later. A new factory's table holds only
+     * the record's own names: what Jackson makes of the record no longer depends on the records before it.
+     * No UTF-8 has a 0xFF byte: valid records never pay for this.
+     */
+    private JsonFactory factoryFor(byte[] value) {
+        return hasByteFF(value) ? JsonFactory.builder().streamReadConstraints(constraints).build() : json;
+    }
+
+    /**
+     * Whether {@code value} has a 0xFF byte, eight bytes at a time: y = ~x has a zero byte where x has 0xFF, and
+     * {@code (y - 0x01..) & ~y & 0x80..} is non-zero exactly if y has a zero byte.
+     */
+    static boolean hasByteFF(byte[] value) {
+        int n = value.length;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long y = ~(long) LONGS.get(value, i);
+            if (((y - 0x0101010101010101L) & ~y & 0x8080808080808080L) != 0) {
+                return true;
+            }
         }
-        if (adId == null) {
-            return malformed(raw, "missing field '" + settings.adIdField() + "'");
+        for (; i < n; i++) {
+            if (value[i] == (byte) 0xFF) {
+                return true;
+            }
         }
-        if (!hasEventTime) {
-            return malformed(raw, "missing field '" + settings.timestampField() + "'");
-        }
-        long now = clock.getAsLong();
-        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis())) {
-            return dead(raw, DeadLetterReason.FUTURE_TIMESTAMP, "event time " + Instant.ofEpochMilli(eventTime)
-                    + " is more than --max-future-skew " + settings.maxFutureSkewMillis() / 1000 + "s ahead of processing time "
-                    + Instant.ofEpochMilli(now));
-        }
-        digester.digest(requestId);
-        return ParsedRecord.of(new Impression(requestId, adId, eventTime, digester.high(), digester.low(), raw));
+        return false;
     }
 
     /**
@@ -207,35 +348,43 @@ public final class ImpressionParser {
             if (parser.getNumberType() != JsonParser.NumberType.INT && parser.getNumberType() != JsonParser.NumberType.LONG) {
                 return "must be epoch milliseconds, but " + abbreviate(parser.getText()) + " is beyond the range of a long";
             }
-            long millis = parser.getLongValue();
-            if (millis < settings.minEventTimeMillis()) {
-                return beforeMinimum(millis + " (" + Instant.ofEpochMilli(millis) + ")");
-            }
-            parsedEventTime = millis;
-            return null;
+            return epochMillisError(parser.getLongValue());
         }
         if (token == JsonToken.VALUE_STRING) {
-            String text = parser.getText();
-            Instant instant;
-            try {
-                instant = OffsetDateTime.parse(text).toInstant();
-            } catch (DateTimeException | ArithmeticException e) {
-                return "must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is "
-                        + describe(token) + " " + abbreviate(text);
-            }
-            // Compared as instants, before converting: a time far in the past names the option, not an overflow.
-            if (instant.isBefore(settings.minEventTime())) {
-                return beforeMinimum(abbreviate(text));
-            }
-            try {
-                parsedEventTime = instant.toEpochMilli();
-            } catch (ArithmeticException e) {
-                return abbreviate(text) + " is beyond the range of epoch milliseconds";
-            }
-            return null;
+            return isoInstantError(parser.getText());
         }
         return "must be epoch milliseconds (an integer) or an ISO-8601 instant (a string), but is " + describe(token) + " "
                 + abbreviate(parser.getText());
+    }
+
+    /** Null if {@code millis} is a valid event time, now in {@link #parsedEventTime}, else what is wrong with it. Both paths use it. */
+    private String epochMillisError(long millis) {
+        if (millis < settings.minEventTimeMillis()) {
+            return beforeMinimum(millis + " (" + Instant.ofEpochMilli(millis) + ")");
+        }
+        parsedEventTime = millis;
+        return null;
+    }
+
+    /** Null if the string {@code text} is a valid ISO-8601 event time, now in {@link #parsedEventTime}, else what is wrong with it. Both paths use it. */
+    private String isoInstantError(String text) {
+        Instant instant;
+        try {
+            instant = OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeException | ArithmeticException e) {
+            return "must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is "
+                    + describe(JsonToken.VALUE_STRING) + " " + abbreviate(text);
+        }
+        // Compared as instants, before converting: a time far in the past names the option, not an overflow.
+        if (instant.isBefore(settings.minEventTime())) {
+            return beforeMinimum(abbreviate(text));
+        }
+        try {
+            parsedEventTime = instant.toEpochMilli();
+        } catch (ArithmeticException e) {
+            return abbreviate(text) + " is beyond the range of epoch milliseconds";
+        }
+        return null;
     }
 
     /**
@@ -375,7 +524,7 @@ public final class ImpressionParser {
      */
     private String topLevelFieldAt(byte[] value, int offset) {
         String field = null;
-        try (JsonParser parser = json.createParser(value)) {
+        try (JsonParser parser = factoryFor(value).createParser(value)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }

@@ -358,6 +358,18 @@ class ImpressionParserTest {
     }
 
     @Test
+    void aNameWithBytesThatPadAnotherNameIsMalformedWhateverWasReadBefore() {
+        // Jackson's table of names pads a name's last group of four bytes with 0xFF and compares groups only: once a
+        // record had "requestId", the bytes "requestI\xFF\xFF\xFFd" were found as that name, never decoded, and the
+        // record read as an impression; read first, it is malformed. It must be malformed either way.
+        byte[] padded = bytes("{\"requestI", new int[] {0xFF, 0xFF, 0xFF}, "d\":\"r\",\"adId\":\"a\",\"ts\":1763812800000}");
+        String error = "value is not valid UTF-8: invalid lead byte at byte 10 of the value (0xFF)";
+        assertMalformed(new ImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw(padded)), error);
+        assertThat(parser.parse(raw("{" + GOOD_FIELDS + "}")).isImpression()).isTrue();
+        assertMalformed(parser.parse(raw(padded)), error);
+    }
+
+    @Test
     void aValueJacksonWouldReadAsUtf16OrUtf32IsMalformed() {
         // Jackson detects these encodings and decodes them replacing an unpaired surrogate by U+FFFD: "r\ud800" and
         // "r\ud801" would be one identity. JSON between systems is UTF-8 (RFC 8259, 8.1).
