@@ -118,8 +118,8 @@ public final class DedupJobOptions {
                     + " about 142 impressions per bucket at FPP 0.001, i.e. the pages of about 6.3M impressions per bucket"
                     + " (31M live) per subtask; the plan command prints it for a plan. Default: 64mb with rocksdb (where a miss"
                     + " is a JNI read and a write a JNI put: most of the operator's time; a sixth of the 384 MiB task heap of"
-                    + " Flink's default 1728m TaskManager), 0 with hashmap (state is heap objects already: a cache only adds a"
-                    + " lookup).");
+                    + " Flink's default 1728m TaskManager), 0 with hashmap (state is heap objects already; the cache must keep"
+                    + " its own copies there, so each cached group is held twice).");
     public static final ConfigOption<Duration> STATE_TTL = ConfigOptions.key("state-ttl").durationType().noDefaultValue()
             .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
                     + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"

@@ -22,7 +22,8 @@ public enum StateBackendType {
     /**
      * Heap per subtask for the page-group cache when {@code --page-cache-bytes} is not given: 64 MiB on
      * RocksDB, where it saves a JNI read and write per record; none on the heap, where state is objects
-     * already and a cache would only add a lookup.
+     * already and the cache, which must keep its own copies there (asynchronous snapshots), would hold
+     * every cached group twice.
      */
     public long defaultPageCacheBytes() {
         return defaultPageCacheBytes;
