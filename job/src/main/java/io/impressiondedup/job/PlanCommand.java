@@ -4,6 +4,7 @@ import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.plan.CapacityReport;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.PrintStream;
@@ -33,7 +34,10 @@ public final class PlanCommand {
                         + " planned deployment, next to the state exact dedup would need.", DedupJobOptions.PLAN, false));
                 return 0;
             }
-            out.print(new CapacityReport(plan(args)).render());
+            Configuration options = options(args);
+            DedupPlan plan = DedupJobConfig.plan(options);
+            out.print(new CapacityReport(plan).render());
+            out.print(pageCache(plan, DedupJobConfig.pageCacheBytes(options)));
             return 0;
         } catch (InvalidOptionException e) {
             err.println("plan: " + e.getMessage());
@@ -43,12 +47,31 @@ public final class PlanCommand {
 
     /** The plan of the arguments, as the job would build it from the same arguments. */
     static DedupPlan plan(String... args) {
+        return DedupJobConfig.plan(options(args));
+    }
+
+    /** The page-group cache's line: its budget, the groups it holds and the impressions their pages cover per bucket. */
+    static String pageCache(DedupPlan plan, long bytes) {
+        if (bytes == 0) {
+            return "Page-group cache per subtask: off (--page-cache-bytes 0)\n";
+        }
+        long perGroup = DedupSettings.pageCacheBytesPerGroup(plan);
+        long groups = Math.max(1, bytes / perGroup);
+        long pagesPerShard = Math.max(1, (plan.firstLayerGeometry().bytes() + plan.pageBytes() - 1) / plan.pageBytes());
+        return String.format(java.util.Locale.ROOT,
+                "Page-group cache per subtask: %s = %,d groups of %,d B (%d live buckets x %d B pages); one shard's pages on plan"
+                        + " are %,d groups: the cache holds %.2f shards' worth%n",
+                bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB" : String.format(java.util.Locale.ROOT, "%,d B", bytes), groups, perGroup,
+                plan.liveBuckets(), plan.pageBytes(), pagesPerShard, (double) groups / pagesPerShard);
+    }
+
+    private static Configuration options(String... args) {
         Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, DedupJobOptions.PLAN, false));
         DedupJobConfig.check(options, DedupJobOptions.PLAN);
         if (!options.contains(DedupJobOptions.CAPACITY)) {
             throw new InvalidOptionException("Missing required option --" + DedupJobOptions.CAPACITY.key() + ": "
                     + DedupJobOptions.descriptionOf(DedupJobOptions.CAPACITY) + " Run with --help for the list.");
         }
-        return DedupJobConfig.plan(options);
+        return options;
     }
 }

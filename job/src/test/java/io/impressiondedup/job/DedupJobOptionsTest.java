@@ -55,6 +55,15 @@ class DedupJobOptionsTest {
     }
 
     @Test
+    void thePageCacheIsOnWithRocksdbOffWithHashmapAndSizedByPageCacheBytes() {
+        assertThat(parse().dedupSettings().pageCacheBytes()).isEqualTo(64L << 20);
+        assertThat(parse("--state-backend", "hashmap").dedupSettings().pageCacheBytes()).isZero();
+        assertThat(parse("--page-cache-bytes", "8mb").dedupSettings().pageCacheBytes()).isEqualTo(8L << 20);
+        assertThat(parse("--state-backend", "hashmap", "--page-cache-bytes", "1g").dedupSettings().pageCacheBytes()).isEqualTo(1L << 30);
+        assertThat(parse("--page-cache-bytes", "0").dedupSettings().pageCacheBytes()).isZero();
+    }
+
+    @Test
     void everyOptionTheIssueNamesIsAccepted() {
         DedupJobConfig config = parse("--group-id", "g", "--fpp", "0.01", "--bucket-size", "6h", "--retention", "36h", "--key-bits", "96",
                 "--max-out-of-orderness", "2min", "--max-future-skew", "30min", "--state-backend", "hashmap",

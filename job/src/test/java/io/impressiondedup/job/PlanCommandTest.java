@@ -71,6 +71,14 @@ class PlanCommandTest {
     }
 
     @Test
+    void thePlanPrintsThePageCacheOfItsBackend() {
+        assertThat(run("--capacity", "2000000000")).isZero();
+        assertThat(out()).contains("Page-group cache per subtask: 64 MiB = 44,384 groups of 1,512 B (5 live buckets x 256 B pages)");
+        assertThat(run("--capacity", "2000000000", "--state-backend", "hashmap")).isZero();
+        assertThat(out()).contains("Page-group cache per subtask: off (--page-cache-bytes 0)");
+    }
+
+    @Test
     void helpListsEveryPlanOptionWithItsDefault() {
         assertThat(run("--help")).isZero();
         assertThat(out()).contains("--capacity  (required)").contains("--fpp  (default: 0.001)").contains("--retention  (default: 2 d)")

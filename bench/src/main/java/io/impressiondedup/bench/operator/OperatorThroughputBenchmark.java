@@ -52,7 +52,11 @@ import org.openjdk.jol.info.GraphLayout;
  *
  * <p>Usage: {@code java -Xmx6g -cp bench/target/benchmarks.jar
  * io.impressiondedup.bench.operator.OperatorThroughputBenchmark [events] [runs] [blockCacheMiB] [pageBytes]
- * [variant,...]}; variants: bloom-heap, bloom-rocksdb, exact-heap, exact-rocksdb (default: all).
+ * [variant,...]}; variants: bloom-heap, bloom-rocksdb, exact-heap, exact-rocksdb (default: all), and for the
+ * page-group cache side by side bloom-rocksdb-nocache (RocksDB without it) and bloom-heap-cache (the heap with the
+ * RocksDB default). bloom-rocksdb runs with the cache the job gives RocksDB ({@code --page-cache-bytes}' default, 64
+ * MiB), or {@code -Dbench.page-cache-bytes=N} bytes (for the curve of live state against cache size);
+ * {@code -Dbench.flush-every=N} flushes the caches (the operator's pre-barrier step) every N events, as checkpoints would.
  */
 public final class OperatorThroughputBenchmark {
 
@@ -63,6 +67,10 @@ public final class OperatorThroughputBenchmark {
      * exact variant (point lookups of absent keys) and not ours (our page groups exist once created).
      */
     static final String ROCKSDB_BLOOM_PROPERTY = "bench.rocksdb.bloom";
+    /** Bytes of page-group cache for bloom-rocksdb; default: the job's default on RocksDB. */
+    static final String PAGE_CACHE_PROPERTY = "bench.page-cache-bytes";
+    /** Events between two pre-barrier flushes of the operator's caches; 0 (default): only at the end. */
+    static final String FLUSH_EVERY_PROPERTY = "bench.flush-every";
 
     public static void main(String[] args) throws Exception {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 6_000_000;
@@ -75,13 +83,22 @@ public final class OperatorThroughputBenchmark {
         long perDay = workload.uniqueImpressions / 2;
         System.out.printf(Locale.ROOT, "%,d events over 2 days, %,d unique impressions (%,d per day); %d runs; RocksDB block cache %d MiB;"
                 + " Bloom pages of %d B%n", events, workload.uniqueImpressions, perDay, runs, blockCacheMiB, pageBytes);
-        DedupSettings settings = DedupSettings.builder()
-                .plan(DedupPlan.builder().capacityPerBucket(perDay).fpp(0.001).shards(128).pageBytes(pageBytes).build())
-                .build();
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(perDay).fpp(0.001).shards(128).pageBytes(pageBytes).build();
+        DedupSettings settings = DedupSettings.builder().plan(plan).build();
+        long cacheBytes = Long.getLong(PAGE_CACHE_PROPERTY, DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES);
+        DedupSettings cached = DedupSettings.builder().plan(plan).pageCacheBytes(cacheBytes).build();
+        DedupSettings heapCached = DedupSettings.builder().plan(plan).pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build();
+        System.out.printf(Locale.ROOT, "Page-group cache of bloom-rocksdb: %,d B (%,d groups of %,d B planned); flush every %,d events%n",
+                cacheBytes, cacheBytes / DedupSettings.pageCacheBytesPerGroup(plan), DedupSettings.pageCacheBytesPerGroup(plan),
+                Long.getLong(FLUSH_EVERY_PROPERTY, 0));
 
         List<Variant> variants = List.of(
                 new Variant("bloom-heap", () -> new DedupOperator(settings), new ShardKeySelector(128, 128), Types.INT, false, workload::digested),
-                new Variant("bloom-rocksdb", () -> new DedupOperator(settings), new ShardKeySelector(128, 128), Types.INT, true, workload::digested),
+                new Variant("bloom-rocksdb", () -> new DedupOperator(cached), new ShardKeySelector(128, 128), Types.INT, true, workload::digested),
+                new Variant("bloom-rocksdb-nocache", () -> new DedupOperator(settings), new ShardKeySelector(128, 128), Types.INT, true,
+                        workload::digested),
+                new Variant("bloom-heap-cache", () -> new DedupOperator(heapCached), new ShardKeySelector(128, 128), Types.INT, false,
+                        workload::digested),
                 new Variant("exact-heap", () -> new KeyedProcessOperator<>(new ExactDedupFunction(RETENTION)), ExactDedupFunction.keySelector(),
                         Types.STRING, false, workload::plain),
                 new Variant("exact-rocksdb", () -> new KeyedProcessOperator<>(new ExactDedupFunction(RETENTION)), ExactDedupFunction.keySelector(),
@@ -157,7 +174,11 @@ public final class OperatorThroughputBenchmark {
                 int n = workload.size();
                 int warmup = n / 10;
                 long start = 0;
+                long flushEvery = Long.getLong(FLUSH_EVERY_PROPERTY, 0);
                 for (int i = 0; i < n; i++) {
+                    if (flushEvery > 0 && i > 0 && i % flushEvery == 0) {
+                        harness.prepareSnapshotPreBarrier(i / flushEvery);
+                    }
                     if (i == warmup) {
                         start = System.nanoTime();
                     }

@@ -89,7 +89,8 @@ public final class DedupJobConfig implements Serializable {
                 .fingerprintCheck(FingerprintSecret.checkValueOf(secret)) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)
                 .latePolicy(options.get(LATE_POLICY))
-                .resetLatenessWatermark(options.get(RESET_LATENESS_WATERMARK));
+                .resetLatenessWatermark(options.get(RESET_LATENESS_WATERMARK))
+                .pageCacheBytes(pageCacheBytes(options));
         options.getOptional(STATE_TTL).ifPresent(settings::stateTtl);
         try {
             dedupSettings = settings.build();
@@ -148,6 +149,12 @@ public final class DedupJobConfig implements Serializable {
             throw new InvalidOptionException("--" + CAPACITY.key() + " " + options.get(CAPACITY) + " with --" + SHARDS.key() + " " + shards
                     + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The page-group cache's heap per subtask: {@code --page-cache-bytes}, else the state backend's default. */
+    public static long pageCacheBytes(ReadableConfig options) {
+        return options.getOptional(PAGE_CACHE_BYTES).map(org.apache.flink.configuration.MemorySize::getBytes)
+                .orElse(options.get(STATE_BACKEND).defaultPageCacheBytes());
     }
 
     /** The secret in the file {@code --fingerprint-secret-file} names; fails naming the option and the file, never the secret. */

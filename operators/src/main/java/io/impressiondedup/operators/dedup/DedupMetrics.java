@@ -19,6 +19,11 @@ import org.apache.flink.metrics.MetricGroup;
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
  * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
  * current rule allowed (timers restored from a release without allowed lateness) and were moved.
+ * With the page-group cache on ({@link PageGroupCache}): {@code page-cache-hits} and {@code
+ * page-cache-misses} count group lookups it answered and those that read state, {@code
+ * page-cache-dirty-evictions} groups written to state to make room (a high rate against misses means the
+ * cache is too small for the live state); gauge {@code page-groups-flushed} the dirty groups written back
+ * at the last checkpoint barrier (the cost the cache moved there).
  *
  * <p>Gauges, over the shards of this subtask, recomputed on the task thread every few seconds (a
  * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
@@ -41,6 +46,10 @@ final class DedupMetrics {
     static final String CAPPED_INSERTIONS = "capped-insertions";
     static final String BUCKETS_EXPIRED = "buckets-expired";
     static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
+    static final String PAGE_CACHE_HITS = "page-cache-hits";
+    static final String PAGE_CACHE_MISSES = "page-cache-misses";
+    static final String PAGE_CACHE_DIRTY_EVICTIONS = "page-cache-dirty-evictions";
+    static final String PAGE_GROUPS_FLUSHED = "page-groups-flushed";
     static final String LIVE_BUCKETS = "live-buckets";
     static final String BLOOM_BYTES = "bloom-bytes";
     static final String MAX_FILL_RATIO = "max-fill-ratio";
@@ -56,6 +65,11 @@ final class DedupMetrics {
     final Counter cappedInsertions;
     final Counter bucketsExpired;
     final Counter bucketsDroppedBySafetyTtl;
+    final Counter pageCacheHits;
+    final Counter pageCacheMisses;
+    final Counter pageCacheDirtyEvictions;
+    /** Dirty page groups written back at the last checkpoint barrier (or end of input). */
+    volatile int pageGroupsFlushed;
 
     private volatile int liveBuckets;
     private volatile long bloomBytes;
@@ -74,6 +88,10 @@ final class DedupMetrics {
         cappedInsertions = group.counter(CAPPED_INSERTIONS);
         bucketsExpired = group.counter(BUCKETS_EXPIRED);
         bucketsDroppedBySafetyTtl = group.counter(BUCKETS_DROPPED_BY_SAFETY_TTL);
+        pageCacheHits = group.counter(PAGE_CACHE_HITS);
+        pageCacheMisses = group.counter(PAGE_CACHE_MISSES);
+        pageCacheDirtyEvictions = group.counter(PAGE_CACHE_DIRTY_EVICTIONS);
+        group.gauge(PAGE_GROUPS_FLUSHED, (Gauge<Integer>) () -> pageGroupsFlushed);
         group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
         group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);

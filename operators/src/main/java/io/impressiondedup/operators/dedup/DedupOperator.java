@@ -64,6 +64,12 @@ import org.slf4j.LoggerFactory;
  * to keyed state in {@link #prepareSnapshotPreBarrier}, before any barrier leaves the operator, and
  * when the input ends; on restore the cache is rebuilt from state.
  *
+ * <p><b>Page cache.</b> On RocksDB the Bloom probe's read of a page group and a unique record's write of
+ * it are most of the operator's time, so page groups can be cached on the heap too ({@link
+ * PageGroupCache}, {@link DedupSettings#pageCacheBytes()}): bounded, written back on eviction and at the
+ * same two moments as the directory; a bucket's expiry first writes back and forgets its shard's groups.
+ * The state layout is the same with or without it.
+ *
  * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}: more than the allowed lateness
  * behind) against the higher of Flink's watermark and the watermark this operator had reached at its
  * last checkpoint, kept in operator state ({@link DedupSettings#resetLatenessWatermark()} ignores it on
@@ -148,7 +154,10 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient TimeBuckets buckets;
     private transient DedupPlan plan;
     private transient ValueState<BucketFilters> directoryState;
+    private transient MapState<Long, PageGroup> pageState;
     private transient MapStatePageGroups pages;
+    /** The write-back cache of page groups ({@link DedupSettings#pageCacheBytes()}), or {@code null} if off. */
+    private transient PageGroupCache pageCache;
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
     private transient ListState<Long> fingerprintCheckState;
@@ -181,8 +190,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         buckets = plan.timeBuckets().copy();
 
         directoryState = getPartitionedState(directoryDescriptor(settings));
-        MapState<Long, PageGroup> pageState = getPartitionedState(pagesDescriptor(settings));
-        pages = new MapStatePageGroups(pageState);
+        pageState = getPartitionedState(pagesDescriptor(settings));
 
         shardCountState = context.getOperatorStateStore()
                 .getUnionListState(new ListStateDescriptor<>(SHARDS_STATE, IntSerializer.INSTANCE));
@@ -249,6 +257,13 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext());
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
+        int cachedGroups = PageGroupCache.groupsFor(settings.pageCacheBytes(), plan);
+        pageCache = cachedGroups == 0 ? null : new PageGroupCache(pageState, cachedGroups, shard -> setCurrentKey(shardKeys.keyOf(shard)),
+                !getKeyedStateBackend().isSafeToReuseKVState(), metrics.pageCacheHits, metrics.pageCacheMisses,
+                metrics.pageCacheDirtyEvictions);
+        pages = new MapStatePageGroups(pageState, pageCache);
+        LOG.info("Page-group cache: {}", pageCache == null ? "off"
+                : cachedGroups + " groups (" + settings.pageCacheBytes() + " bytes at " + PageGroupCache.bytesPerGroup(plan) + " per group)");
         bucketsWarnedAbout = new HashSet<>();
         capsWarnedAbout = new HashSet<>();
         getKeyedStateBackend().applyToAllKeys(
@@ -278,7 +293,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         BucketFilters directory = directories.get(shard);
         long adIdHash = HashMixing.adIdHash(impression.adId());
         hashedScheme = null;
-        pages.beginRecord();
+        pages.beginRecord(shard);
 
         long last = buckets.lastBucketToCheck(eventTime);
         for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
@@ -466,7 +481,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private boolean dropBucket(int shard, long bucket) throws Exception {
         ScalableBloomFilter dropped = directories.get(shard).remove(bucket);
         if (dropped != null) {
-            pages.removeBucket(bucket);
+            pages.removeBucket(shard, bucket);
             capsWarnedAbout.remove(new ShardBucket(shard, bucket));
         }
         directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone
@@ -476,8 +491,16 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        directories.flush();
+        flushCaches();
         metrics.updateGauges(directories.directories());
+    }
+
+    /** Writes the cached directories and dirty page groups back to keyed state: before a barrier, and at end of input. */
+    private void flushCaches() throws Exception {
+        directories.flush();
+        if (pageCache != null) {
+            metrics.pageGroupsFlushed = pageCache.flush();
+        }
     }
 
     @Override
@@ -498,7 +521,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     @Override
     public void finish() throws Exception {
-        directories.flush();
+        flushCaches();
         LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
         super.finish();
     }

@@ -23,6 +23,7 @@ public final class DedupSettings implements Serializable {
     private final LatePolicy latePolicy;
     private final boolean resetLatenessWatermark;
     private final long fingerprintCheck;
+    private final long pageCacheBytes;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
@@ -32,6 +33,7 @@ public final class DedupSettings implements Serializable {
         this.latePolicy = builder.latePolicy;
         this.resetLatenessWatermark = builder.resetLatenessWatermark;
         this.fingerprintCheck = builder.fingerprintCheck;
+        this.pageCacheBytes = builder.pageCacheBytes;
     }
 
     public static Builder builder() {
@@ -77,6 +79,23 @@ public final class DedupSettings implements Serializable {
         return fingerprintCheck;
     }
 
+    /**
+     * Heap bytes per subtask for the write-back cache of Bloom page groups ({@link PageGroupCache}); 0 for
+     * none, the default here (the job's {@code --page-cache-bytes} defaults to {@link
+     * #DEFAULT_ROCKSDB_PAGE_CACHE_BYTES} on RocksDB).
+     */
+    public long pageCacheBytes() {
+        return pageCacheBytes;
+    }
+
+    /** The page-cache budget the job gives each subtask on RocksDB unless told otherwise: 64 MiB. */
+    public static final long DEFAULT_ROCKSDB_PAGE_CACHE_BYTES = PageGroupCache.DEFAULT_ROCKSDB_BYTES;
+
+    /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share (the arithmetic is there). */
+    public static long pageCacheBytesPerGroup(DedupPlan plan) {
+        return PageGroupCache.bytesPerGroup(plan);
+    }
+
     /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */
     public static Duration minimumStateTtl(DedupPlan plan) {
         return plan.timeBuckets().retention().plus(plan.timeBuckets().allowedLateness()).plus(plan.timeBuckets().bucketSize());
@@ -96,7 +115,7 @@ public final class DedupSettings implements Serializable {
     public String toString() {
         return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
                 + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + ", fingerprintCheck="
-                + FingerprintSecret.describeCheckValue(fingerprintCheck) + '}';
+                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -108,6 +127,7 @@ public final class DedupSettings implements Serializable {
         private LatePolicy latePolicy = LatePolicy.DEAD_LETTER;
         private boolean resetLatenessWatermark;
         private long fingerprintCheck = FingerprintSecret.NO_SECRET;
+        private long pageCacheBytes;
 
         public Builder plan(DedupPlan plan) {
             this.plan = plan;
@@ -155,6 +175,12 @@ public final class DedupSettings implements Serializable {
             return this;
         }
 
+        /** Heap bytes per subtask for the page-group cache; 0 (the default) for none. */
+        public Builder pageCacheBytes(long pageCacheBytes) {
+            this.pageCacheBytes = pageCacheBytes;
+            return this;
+        }
+
         public DedupSettings build() {
             Objects.requireNonNull(plan, "plan");
             if (stateTtl == null) {
@@ -167,6 +193,7 @@ public final class DedupSettings implements Serializable {
                     "state TTL %s would drop buckets before event time does; it must exceed retention + allowed lateness + bucket size (%s), or be 0 to disable",
                     stateTtl,
                     needed);
+            checkArgument(pageCacheBytes >= 0, "page cache bytes must be 0 (off) or positive, but was %s", pageCacheBytes);
             checkArgument(!gaugeInterval.isNegative() && !gaugeInterval.isZero(), "gauge interval must be positive, but was %s", gaugeInterval);
             return new DedupSettings(this);
         }

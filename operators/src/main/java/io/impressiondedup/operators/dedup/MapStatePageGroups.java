@@ -17,26 +17,38 @@ import org.apache.flink.util.FlinkRuntimeException;
  *
  * <p>A record's buckets usually share one geometry, so checking all of them reads one state entry
  * and inserting writes that same entry back: each group is fetched at most once per record (misses
- * included) and {@link #beginRecord()} forgets them. Nothing ever reads or writes a whole filter.
+ * included) and {@link #beginRecord(int)} forgets them. Nothing ever reads or writes a whole filter.
  * {@link #select} names the bucket and filter a following {@code readPage}/{@code writePage} is for.
+ *
+ * <p>With a {@link PageGroupCache} (on RocksDB by default) groups are read through it and written to it,
+ * not to state: the cache writes them back on eviction and before each checkpoint barrier.
  */
 final class MapStatePageGroups implements BloomPageStore {
 
     private static final int MAX_FETCHED = 8;
 
     private final MapState<Long, PageGroup> groups;
+    /** The write-back cache in front of {@link #groups}, or {@code null} to read and write state directly. */
+    private final PageGroupCache cache;
+    private int shard;
     private long bucket;
     private ScalableBloomFilter filter;
     private final long[] fetchedKeys = new long[MAX_FETCHED];
     private final PageGroup[] fetchedGroups = new PageGroup[MAX_FETCHED];
     private int fetchedCount;
 
-    MapStatePageGroups(MapState<Long, PageGroup> groups) {
+    MapStatePageGroups(MapState<Long, PageGroup> groups, PageGroupCache cache) {
         this.groups = groups;
+        this.cache = cache;
     }
 
-    /** Forgets the groups fetched so far: call when a new record (or another key) starts. */
-    void beginRecord() {
+    /** Starts a record of {@code shard} (its key current): forgets the groups fetched so far. */
+    void beginRecord(int shard) {
+        this.shard = shard;
+        beginRecord();
+    }
+
+    private void beginRecord() {
         for (int i = 0; i < fetchedCount; i++) {
             fetchedGroups[i] = null;
         }
@@ -63,6 +75,10 @@ final class MapStatePageGroups implements BloomPageStore {
             remember(key, group);
         }
         group.put(bucket, layer, words);
+        if (cache != null) {
+            cache.put(shard, key, group);
+            return;
+        }
         try {
             groups.put(key, group);
         } catch (Exception e) {
@@ -79,6 +95,11 @@ final class MapStatePageGroups implements BloomPageStore {
             if (fetchedKeys[i] == key) {
                 return fetchedGroups[i];
             }
+        }
+        if (cache != null) {
+            PageGroup group = cache.get(shard, key);
+            remember(key, group);
+            return group;
         }
         try {
             PageGroup group = groups.get(key);
@@ -106,11 +127,15 @@ final class MapStatePageGroups implements BloomPageStore {
     }
 
     /**
-     * Removes every sub-page of {@code bucket} from the current shard's groups, dropping groups left
-     * empty: one pass over the shard's entries, once per bucket expiry.
+     * Removes every sub-page of {@code bucket} from {@code shard}'s groups (its key current), dropping groups
+     * left empty: one pass over the shard's entries, once per bucket expiry. The cache first writes the
+     * shard's dirty groups and forgets them all, so it holds no page of the dropped bucket afterwards.
      */
-    void removeBucket(long bucket) {
-        beginRecord();
+    void removeBucket(int shard, long bucket) {
+        beginRecord(shard);
+        if (cache != null) {
+            cache.forgetShard(shard);
+        }
         try {
             List<Long> changedKeys = new ArrayList<>();
             List<PageGroup> changedGroups = new ArrayList<>();

@@ -406,4 +406,35 @@ class DedupOperatorTest {
         assertThatThrownBy(() -> DedupHarness.open(settings(1000, 64), backend, 1, 0, state))
                 .hasStackTraceContaining("written with 128 shards, but this job runs with 64");
     }
+
+    /**
+     * With the page-group cache, a bucket's pages written since the last checkpoint are only in the cache (or, evicted,
+     * in state): its expiry must drop them from both, or the next flush would write the dropped bucket back.
+     */
+    @ParameterizedTest(name = "cache of {0} groups")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 100_000})
+    void anExpiredBucketsPagesNeverComeBackFromThePageCache(int cachedGroups) throws Exception {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001).pageBytes(256).build();
+        DedupSettings settings = DedupSettings.builder().plan(plan)
+                .pageCacheBytes(cachedGroups * DedupSettings.pageCacheBytesPerGroup(plan)).build();
+        try (DedupHarness h = DedupHarness.open(settings, Backend.ROCKSDB)) {
+            Set<Integer> shardKeys = new HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                Impression today = impression("r" + i, "a", T0 + HOUR + i);
+                h.process(today);
+                h.process(impression("r" + i, "b", T0 + DAY + HOUR + i)); // same shard, same pages: groups hold both days
+                shardKeys.add(h.shardKeyOf(today));
+            }
+            h.watermark(T0 + 4 * DAY); // day 0 expires, day 1 stays
+
+            h.snapshot(1);
+            long today = T0 / DAY;
+            long pagesOfTomorrow = 0;
+            for (int shardKey : shardKeys) {
+                assertThat(h.pagesPerBucket(shardKey)).as("shard key %s", shardKey).doesNotContainKey(today);
+                pagesOfTomorrow += h.pagesPerBucket(shardKey).getOrDefault(today + 1, 0L);
+            }
+            assertThat(pagesOfTomorrow).isGreaterThanOrEqualTo(shardKeys.size());
+        }
+    }
 }

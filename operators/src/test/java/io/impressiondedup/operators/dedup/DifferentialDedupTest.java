@@ -49,7 +49,9 @@ class DifferentialDedupTest {
 
     /**
      * Named settings: the defaults, the defaults under a fingerprint secret, small filters running far over plan, hour
-     * buckets, a DST zone with the emit policy.
+     * buckets, a DST zone with the emit policy; and with the page-group cache ({@link PageGroupCache}) the job uses on
+     * RocksDB, with RocksDB's 256-byte pages: a tiny one of four groups (nearly every access evicts, most of them dirty)
+     * and the default 64 MiB (holds everything; only the flushes before barriers reach state).
      */
     static Map<String, DedupSettings> variants() {
         Map<String, DedupSettings> variants = new java.util.LinkedHashMap<>();
@@ -61,7 +63,17 @@ class DifferentialDedupTest {
         variants.put("paris-emit", settings(
                 new TimeBuckets(Duration.ofDays(1), Duration.ofDays(2), Duration.ofHours(10), ZoneId.of("Europe/Paris")), 5_000, 0.001,
                 LatePolicy.EMIT));
+        DedupPlan rocksdbPages = DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001)
+                .pageBytes(256).build();
+        variants.put("tiny-cache", DedupSettings.builder().plan(rocksdbPages)
+                .pageCacheBytes(4 * DedupSettings.pageCacheBytesPerGroup(rocksdbPages)).build());
+        variants.put("default-cache", DedupSettings.builder().plan(rocksdbPages)
+                .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
         return variants;
+    }
+
+    private static boolean cached(String variant) {
+        return variant.endsWith("-cache");
     }
 
     private static DedupSettings settings(TimeBuckets buckets, long capacity, double fpp, LatePolicy policy) {
@@ -73,6 +85,10 @@ class DifferentialDedupTest {
 
     static Stream<Arguments> runs() {
         return variants().keySet().stream().flatMap(variant -> {
+            if (cached(variant)) { // the cache is for RocksDB; once on the heap for the copies it keeps there
+                return Stream.of(Arguments.of(variant, Backend.ROCKSDB, 200), Arguments.of(variant, Backend.ROCKSDB, 201),
+                        Arguments.of(variant, Backend.HASHMAP, 202));
+            }
             boolean keyed = variant.equals("keyed"); // the defaults again, but for the digests: fewer seeds
             return Stream.concat(
                     IntStream.range(0, keyed ? 8 : 20).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
@@ -93,8 +109,10 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> restores() {
-        return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
-                Arguments.of("keyed", b, 9)));
+        return Stream.concat(
+                Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
+                        Arguments.of("keyed", b, 9))),
+                Stream.of(Arguments.of("tiny-cache", Backend.ROCKSDB, 10), Arguments.of("default-cache", Backend.ROCKSDB, 11)));
     }
 
     /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
@@ -126,6 +144,44 @@ class DifferentialDedupTest {
         lockstep.feed(three, 3, events.subList(cut, events.size()));
         for (DedupHarness h : three) {
             h.close();
+        }
+        lockstep.assertAgreement(settings);
+    }
+
+    static Stream<Arguments> failures() {
+        return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14));
+    }
+
+    /**
+     * A failure after a checkpoint, on RocksDB: the operator checkpoints, processes the rest of the stream (with the
+     * cache, evicting and dirtying groups), and is thrown away without another snapshot; a new one restored from the
+     * checkpoint gets the records after it again. Every decision of the replay must still be the reference's: the
+     * checkpoint holds every page written before its barrier, and nothing written after it.
+     */
+    @ParameterizedTest(name = "{0}, seed {1}")
+    @MethodSource("failures")
+    void aReplayFromTheLastCheckpointAfterAFailureDecidesAsTheExactReference(String variant, int seed) throws Exception {
+        DedupSettings settings = variants().get(variant);
+        List<Object> events = stream(variant, settings, seed);
+        int cut = events.size() / 2;
+        Lockstep lockstep = new Lockstep(settings);
+        OperatorSubtaskState checkpoint;
+        try (DedupHarness failing = DedupHarness.open(settings, Backend.ROCKSDB)) {
+            lockstep.feed(List.of(failing), 1, events.subList(0, cut));
+            checkpoint = failing.snapshot(1);
+            for (Object event : events.subList(cut, events.size())) { // processed, then lost with the failure
+                if (event instanceof Long) {
+                    failing.watermark((Long) event);
+                } else {
+                    failing.process((Impression) event);
+                }
+            }
+            if (variant.equals("tiny-cache")) {
+                assertThat(failing.counter(DedupMetrics.PAGE_CACHE_DIRTY_EVICTIONS)).as("dirty evictions").isPositive();
+            }
+        }
+        try (DedupHarness restored = DedupHarness.open(settings, Backend.ROCKSDB, 1, 0, checkpoint)) {
+            lockstep.feed(List.of(restored), 1, events.subList(cut, events.size()));
         }
         lockstep.assertAgreement(settings);
     }

@@ -1,0 +1,258 @@
+package io.impressiondedup.operators.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.metrics.SimpleCounter;
+import org.junit.jupiter.api.Test;
+
+class PageGroupCacheTest {
+
+    /** Keyed map state over maps, with an explicit current key, as Flink's backends behave; logs every access. */
+    private static final class FakeKeyedMapState implements MapState<Long, PageGroup> {
+        final Map<Integer, Map<Long, PageGroup>> byKey = new HashMap<>();
+        final List<String> log = new ArrayList<>();
+        int currentKey;
+
+        Map<Long, PageGroup> current() {
+            return byKey.computeIfAbsent(currentKey, k -> new HashMap<>());
+        }
+
+        @Override
+        public PageGroup get(Long address) {
+            log.add("get " + currentKey + "/" + address);
+            return current().get(address);
+        }
+
+        @Override
+        public void put(Long address, PageGroup group) {
+            log.add("put " + currentKey + "/" + address);
+            current().put(address, group);
+        }
+
+        @Override
+        public void putAll(Map<Long, PageGroup> map) {
+            current().putAll(map);
+        }
+
+        @Override
+        public void remove(Long address) {
+            current().remove(address);
+        }
+
+        @Override
+        public boolean contains(Long address) {
+            return current().containsKey(address);
+        }
+
+        @Override
+        public Iterable<Map.Entry<Long, PageGroup>> entries() {
+            return current().entrySet();
+        }
+
+        @Override
+        public Iterable<Long> keys() {
+            return current().keySet();
+        }
+
+        @Override
+        public Iterable<PageGroup> values() {
+            return current().values();
+        }
+
+        @Override
+        public Iterator<Map.Entry<Long, PageGroup>> iterator() {
+            return current().entrySet().iterator();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return current().isEmpty();
+        }
+
+        @Override
+        public void clear() {
+            current().clear();
+        }
+    }
+
+    private final FakeKeyedMapState state = new FakeKeyedMapState();
+    private final SimpleCounter hits = new SimpleCounter();
+    private final SimpleCounter misses = new SimpleCounter();
+    private final SimpleCounter dirtyEvictions = new SimpleCounter();
+
+    private PageGroupCache cache(int capacity, boolean copies) {
+        return new PageGroupCache(state, capacity, shard -> state.currentKey = shard, copies, hits, misses, dirtyEvictions);
+    }
+
+    private static long address(int page) {
+        return PageAddress.pack(7, page);
+    }
+
+    private static PageGroup groupWith(long bucket, long word) {
+        PageGroup group = new PageGroup();
+        group.put(bucket, 0, new long[] {word});
+        return group;
+    }
+
+    /** Makes {@code shard}'s key current, as Flink does before each record of it. */
+    private void onShard(int shard) {
+        state.currentKey = shard;
+    }
+
+    @Test
+    void aGroupIsReadFromStateOnceThenServedFromTheHeap() {
+        PageGroupCache cache = cache(4, false);
+        onShard(3);
+        state.current().put(address(1), groupWith(10, 1));
+        PageGroup first = cache.get(3, address(1));
+        assertThat(cache.get(3, address(1))).isSameAs(first);
+        assertThat(state.log).containsExactly("get 3/" + address(1));
+        assertThat(hits.getCount()).isEqualTo(1);
+        assertThat(misses.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anAbsentGroupIsRememberedAsAbsent() {
+        PageGroupCache cache = cache(4, false);
+        onShard(0);
+        assertThat(cache.get(0, address(5))).isNull();
+        assertThat(cache.get(0, address(5))).isNull();
+        assertThat(state.log).hasSize(1);
+    }
+
+    @Test
+    void theSamePageAddressOfTwoShardsIsTwoEntries() {
+        PageGroupCache cache = cache(4, false);
+        onShard(1);
+        state.current().put(address(1), groupWith(10, 1));
+        onShard(2);
+        state.current().put(address(1), groupWith(10, 2));
+        onShard(1);
+        PageGroup ofOne = cache.get(1, address(1));
+        onShard(2);
+        PageGroup ofTwo = cache.get(2, address(1));
+        assertThat(ofOne.find(10, 0)).containsExactly(1L);
+        assertThat(ofTwo.find(10, 0)).containsExactly(2L);
+    }
+
+    @Test
+    void aWriteReachesStateOnlyAtTheFlushUnderItsShardsKeyAndTheCurrentKeyIsRestored() {
+        PageGroupCache cache = cache(4, false);
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 11));
+        onShard(2);
+        cache.put(2, address(1), groupWith(10, 22));
+        assertThat(state.byKey.getOrDefault(1, Map.of())).isEmpty();
+
+        assertThat(cache.flush()).isEqualTo(2);
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(11L);
+        assertThat(state.byKey.get(2).get(address(1)).find(10, 0)).containsExactly(22L);
+        assertThat(state.currentKey).isEqualTo(2);
+        assertThat(cache.flush()).as("nothing dirty after a flush").isZero();
+    }
+
+    @Test
+    void aDirtyVictimIsWrittenUnderItsOwnShardsKeyThenTheRecordsKeyIsCurrentAgain() {
+        PageGroupCache cache = cache(1, false);
+        onShard(5);
+        cache.put(5, address(1), groupWith(10, 55));
+        onShard(6);
+        cache.get(6, address(2)); // evicts shard 5's dirty group
+        assertThat(state.log).containsExactlyInAnyOrder("get 6/" + address(2), "put 5/" + address(1));
+        assertThat(state.byKey.get(5).get(address(1)).find(10, 0)).containsExactly(55L);
+        assertThat(state.currentKey).isEqualTo(6);
+        assertThat(dirtyEvictions.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aCleanVictimIsNotWrittenAndAReferencedEntryGetsASecondChance() {
+        PageGroupCache cache = cache(2, false);
+        onShard(0);
+        cache.get(0, address(1));
+        cache.get(0, address(2));
+        cache.get(0, address(1)); // referenced: the hand passes it once
+        cache.get(0, address(3)); // evicts address 2, not 1
+        state.log.clear();
+        cache.get(0, address(1));
+        assertThat(state.log).as("address 1 still cached").isEmpty();
+        cache.get(0, address(2));
+        assertThat(state.log).containsExactly("get 0/" + address(2));
+        assertThat(dirtyEvictions.getCount()).isZero();
+    }
+
+    @Test
+    void manyEvictionsKeepEveryWriteAndEveryKeyReachable() {
+        PageGroupCache cache = cache(37, false);
+        onShard(0);
+        for (int round = 0; round < 5; round++) {
+            for (int page = 0; page < 500; page++) {
+                int shard = page % 3;
+                onShard(shard);
+                PageGroup group = cache.get(shard, address(page));
+                if (group == null) {
+                    group = new PageGroup();
+                }
+                group.put(round, 0, new long[] {page});
+                cache.put(shard, address(page), group);
+            }
+        }
+        cache.flush();
+        for (int page = 0; page < 500; page++) {
+            PageGroup stored = state.byKey.get(page % 3).get(address(page));
+            assertThat(stored.size()).as("page %s", page).isEqualTo(5);
+        }
+        assertThat(cache.size()).isEqualTo(37);
+    }
+
+    @Test
+    void forgettingAShardWritesItsDirtyGroupsAndDropsAllOfThemButNoOtherShards() {
+        PageGroupCache cache = cache(8, false);
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 1));
+        cache.get(1, address(2));
+        onShard(2);
+        cache.put(2, address(1), groupWith(10, 2));
+        onShard(1);
+        cache.forgetShard(1);
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(1L);
+        assertThat(cache.size()).isEqualTo(1);
+        state.byKey.get(1).remove(address(1)); // the bucket's pages dropped from state
+        assertThat(cache.get(1, address(1))).as("read from state again, not resurrected").isNull();
+        assertThat(cache.flush()).as("shard 2's group is still dirty").isEqualTo(1);
+    }
+
+    @Test
+    void onABackendKeepingObjectsStateNeverSharesAnObjectWithTheCache() {
+        PageGroupCache cache = cache(4, true);
+        onShard(0);
+        state.current().put(address(1), groupWith(10, 1));
+        PageGroup cached = cache.get(0, address(1));
+        assertThat(cached).isNotSameAs(state.current().get(address(1))).isEqualTo(state.current().get(address(1)));
+        cached.find(10, 0)[0] = 9;
+        cache.put(0, address(1), cached);
+        cache.flush();
+        PageGroup stored = state.current().get(address(1));
+        assertThat(stored.find(10, 0)).containsExactly(9L);
+        cached.find(10, 0)[0] = 10;
+        assertThat(stored.find(10, 0)).as("a later change does not reach the snapshotted object").containsExactly(9L);
+    }
+
+    @Test
+    void theBudgetBuysGroupsOfThePlansSize() {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).pageBytes(256).build();
+        assertThat(plan.liveBuckets()).isEqualTo(5);
+        assertThat(PageGroupCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 32);
+        assertThat(PageGroupCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1512));
+        assertThat(PageGroupCache.groupsFor(0, plan)).isZero();
+        assertThat(PageGroupCache.groupsFor(1, plan)).isEqualTo(1);
+    }
+}
