@@ -22,9 +22,11 @@ mkdir -p "$WORK"
 mvn -B -q -DskipTests -pl bench -am package dependency:build-classpath \
   -Dmdep.outputFile="$WORK/classpath.txt" -Dmdep.includeScope=test
 run() {
+  # The JVM's temporary files (Flink's web upload directory, RocksDB's native library) stay under $WORK.
+  mkdir -p "$WORK/tmp"
   # Java 17 needs the opens Flink's own scripts pass (.mvn/jvm.config holds them for Maven's JVM).
   # shellcheck disable=SC2046
-  java -Xmx6g $(cat .mvn/jvm.config) -Dlog4j.configurationFile="$REPO/local/src/main/resources/local-run-log4j2.properties" \
+  java -Xmx6g -Djava.io.tmpdir="$WORK/tmp" $(cat .mvn/jvm.config) -Dlog4j.configurationFile="$REPO/local/src/main/resources/local-run-log4j2.properties" \
     -cp "$REPO/bench/target/classes:$(cat "$WORK/classpath.txt")" "$MAIN" "$@"
 }
 for arg in "$@"; do
