@@ -28,6 +28,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.WebOptions;
@@ -191,6 +192,9 @@ public final class LocalRun {
             // The REST API caches metrics for 10 s by default: longer than half of a default run, whose
             // report would then show the gauges as they were before the first records.
             flink.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
+            // Accumulators reach the client with the TaskManager's heartbeats (every 10 s by default): once a
+            // second, the progress lines and the steady rate have a sample a second, not two in a short run.
+            flink.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
             env.setParallelism(parallelism);
             DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), DedupJob.kafkaSinks(config));
@@ -203,7 +207,7 @@ public final class LocalRun {
             SteadyRate steady = new SteadyRate(count);
             while (true) {
                 try {
-                    result = job.getJobExecutionResult().get(3, java.util.concurrent.TimeUnit.SECONDS);
+                    result = job.getJobExecutionResult().get(1, java.util.concurrent.TimeUnit.SECONDS);
                     break;
                 } catch (java.util.concurrent.TimeoutException e) {
                     monitor.poll();
