@@ -3,7 +3,7 @@
 # pass-through as fractions of a byte pass-through, on the same local Flink cluster and Kafka broker
 # (SteadyThroughput). Same build, broker and clean-up as bench/run-e2e.sh.
 #
-#   bench/run-headline.sh --out bench/results/headline.txt          3 rounds of 1M and 4M records (about 25 minutes)
-#   bench/run-headline.sh --small 200000 --large 400000 --rounds 1  a smoke run
+#   bench/run-headline.sh --out bench/results/headline.txt          3 rounds of 4M records (about 12 minutes)
+#   bench/run-headline.sh --records 300000 --rounds 1               a smoke run
 #   bench/run-headline.sh --help                                    every option
 exec env E2E_MAIN=io.impressiondedup.bench.e2e.SteadyThroughput "$(dirname "$0")/run-e2e.sh" "$@"

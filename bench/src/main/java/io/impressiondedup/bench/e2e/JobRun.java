@@ -7,6 +7,8 @@ import io.impressiondedup.testdata.Verifier;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -24,13 +26,20 @@ import org.apache.flink.util.FileUtils;
 final class JobRun {
 
     static final int PARALLELISM = 2;
+    /** How often the output's end offsets are sampled for the steady rate ({@link OutputProgress}). */
+    private static final long SAMPLE_MILLIS = 250;
     /** RocksDB's block cache and write buffers (all RocksDB variants alike); the heap variants do not use it. */
     static final MemorySize MANAGED_MEMORY = MemorySize.ofMebiBytes(512);
 
     /** {@code checkpointBytes}: the state size of the last checkpoint, or -1 if it could not be read. */
-    record Result(Variant variant, long records, double seconds, long checkpointBytes, VerificationReport report) {
+    record Result(Variant variant, long records, double seconds, long checkpointBytes, VerificationReport report, double steadyRate) {
         double eventsPerSecond() {
             return records / seconds;
+        }
+
+        /** The seconds the run took beyond its records at the steady rate: deployment, start-up, final commit. */
+        double fixedSeconds() {
+            return seconds - records / steadyRate;
         }
     }
 
@@ -67,9 +76,17 @@ final class JobRun {
         }
 
         JobExecutionResult result;
+        OutputProgress progress = new OutputProgress();
         CheckpointCapture capture = new CheckpointCapture(checkpoints, workDir.resolve("metadata-" + runId));
         try (capture) {
-            result = env.execute("bench " + runId);
+            JobClient job = env.executeAsync("bench " + runId);
+            CompletableFuture<JobExecutionResult> done = job.getJobExecutionResult();
+            while (!done.isDone()) {
+                progress.add(kafka.endOffsets(output));
+                Thread.sleep(SAMPLE_MILLIS);
+            }
+            result = done.get();
+            progress.add(kafka.endOffsets(output));
         }
         double seconds = result.getNetRuntime() / 1000.0;
         long checkpointBytes = capture.lastStateBytes().orElse(-1);
@@ -79,9 +96,11 @@ final class JobRun {
         kafka.delete(output, deadLetters);
         FileUtils.deleteDirectory(checkpoints.toFile());
         FileUtils.deleteDirectory(workDir.resolve("metadata-" + runId).toFile());
-        Result run = new Result(variant, workload.records, seconds, checkpointBytes, report);
-        System.out.printf(Locale.ROOT, "  %-32s %,10.0f events/s  %6.1f s  checkpoint %,14d B %s  FP %.6f  FN %d  lost %d  twice %d%n",
-                variant.label, run.eventsPerSecond(), seconds, checkpointBytes,
+        Result run = new Result(variant, workload.records, seconds, checkpointBytes, report,
+                progress.steadyInputRate(workload.records).orElse(Double.NaN));
+        System.out.printf(Locale.ROOT, "  %-32s %,10.0f events/s (steady %,10.0f)  %6.1f s  checkpoint %,14d B %s  FP %.6f  FN %d  lost %d"
+                        + "  twice %d%n",
+                variant.label, run.eventsPerSecond(), run.steadyRate(), seconds, checkpointBytes,
                 capture.keyedStateKinds, report.falsePositiveRate(), report.falseNegatives(), report.lost(), report.writtenTwice());
         return run;
     }
