@@ -10,7 +10,6 @@ import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.ImpressionGenerator;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -381,17 +380,8 @@ class FlatImpressionScannerDifferentialTest {
         return result;
     }
 
+    /** Text and raw bytes in one value: {@link ImpressionParserTest#bytes}. */
     static byte[] bytes(Object... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Object part : parts) {
-            if (part instanceof String) {
-                out.writeBytes(((String) part).getBytes(StandardCharsets.UTF_8));
-            } else {
-                for (int b : (int[]) part) {
-                    out.write(b);
-                }
-            }
-        }
-        return out.toByteArray();
+        return ImpressionParserTest.bytes(parts);
     }
 }
