@@ -27,6 +27,11 @@ final class Repository {
         return root().resolve("job/target/dedup-job.jar");
     }
 
+    /** The state tools: the tools module's shaded jar, {@code tools/target/dedup-tools.jar}. */
+    static Path toolsJar() {
+        return root().resolve("tools/target/dedup-tools.jar");
+    }
+
     /** This module's build directory ({@code local/target}). */
     static Path buildDirectory() {
         return testClasses().getParent();

@@ -1,7 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.FilterStatistics;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -25,7 +25,8 @@ import org.apache.flink.metrics.MetricGroup;
  * cache is too small for the live state); gauge {@code page-groups-flushed} the dirty groups written back
  * at the last checkpoint barrier (the cost the cache moved there).
  *
- * <p>Gauges, over the shards of this subtask, recomputed on the task thread every few seconds (a
+ * <p>Gauges, over the shards of this subtask ({@link FilterStatistics}, also what the state tools'
+ * {@code inspect} shows for a savepoint), recomputed on the task thread every few seconds (a
  * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
  * {@code bloom-bytes} (their bits at full size: pages are created lazily, so state may be smaller
  * early in a bucket), {@code max-fill-ratio} (the fullest filter's inserts over its planned
@@ -102,29 +103,12 @@ final class DedupMetrics {
         return liveBuckets;
     }
 
-    /** Recomputes the gauges from the shards' directories; call on the task thread. */
+    /** Recomputes the gauges from the shards' directories ({@link FilterStatistics}); call on the task thread. */
     void updateGauges(BucketFilters[] directories) {
-        int buckets = 0;
-        long bytes = 0;
-        double fill = 0;
-        double worstFpp = 0;
-        for (BucketFilters directory : directories) {
-            if (directory == null) {
-                continue;
-            }
-            double shardFpp = 0;
-            for (int i = 0; i < directory.size(); i++) {
-                ScalableBloomFilter filter = directory.filterAt(i);
-                buckets++;
-                bytes += filter.bytes();
-                fill = Math.max(fill, filter.loadFactor());
-                shardFpp += filter.estimatedFpp();
-            }
-            worstFpp = Math.max(worstFpp, shardFpp);
-        }
-        liveBuckets = buckets;
-        bloomBytes = bytes;
-        maxFillRatio = fill;
-        estimatedFpp = worstFpp;
+        FilterStatistics statistics = FilterStatistics.of(directories);
+        liveBuckets = statistics.liveBuckets();
+        bloomBytes = statistics.bloomBytes();
+        maxFillRatio = statistics.maxFillRatio();
+        estimatedFpp = statistics.worstShardEstimatedFpp();
     }
 }

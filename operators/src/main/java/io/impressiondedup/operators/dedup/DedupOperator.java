@@ -10,19 +10,13 @@ import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.PageGroup;
-import io.impressiondedup.state.serialization.PageGroupSerializer;
-import io.impressiondedup.state.serialization.BucketFiltersSerializer;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -53,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * inserted into {@link TimeBuckets#lateInsertBucket}, so its later copies are duplicates), or dropped.
  * Duplicates are not inserted, so the retention runs from the first occurrence.
  *
- * <p><b>State layout.</b> Per shard: a {@code ValueState<BucketFilters>} with each live bucket's filter
+ * <p><b>State layout</b> ({@link DedupStateLayout} names it). Per shard: a {@code ValueState<BucketFilters>} with each live bucket's filter
  * metadata (a few dozen bytes per bucket), and a {@code MapState<Long, PageGroup>} with every page of
  * every filter, the pages at one page index of all filters of one geometry together ({@code
  * PageAddress}). A record checked against three buckets reads one entry and writes at most one (one
@@ -141,14 +135,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public static final String LATE_HEADER = "dedup.late";
     private static final byte[] LATE_HEADER_VALUE = "true".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
-    static final String DIRECTORY_STATE = "bucket-filters";
-    static final String PAGES_STATE = "bloom-page-groups";
-    static final String SHARDS_STATE = "shard-count";
-    /** The {@link FingerprintSecret#checkValue()} the state was written with; absent in state of the first release. */
-    static final String FINGERPRINT_CHECK_STATE = "fingerprint-check";
-    static final String WATERMARK_STATE = "lateness-watermark";
-    static final String EXPIRY_TIMERS = "bucket-expiry";
-
     private final DedupSettings settings;
 
     private transient TimeBuckets buckets;
@@ -189,11 +175,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         plan = settings.plan();
         buckets = plan.timeBuckets().copy();
 
-        directoryState = getPartitionedState(directoryDescriptor(settings));
-        pageState = getPartitionedState(pagesDescriptor(settings));
+        directoryState = getPartitionedState(DedupStateLayout.directory());
+        pageState = getPartitionedState(DedupStateLayout.pages());
 
         shardCountState = context.getOperatorStateStore()
-                .getUnionListState(new ListStateDescriptor<>(SHARDS_STATE, IntSerializer.INSTANCE));
+                .getUnionListState(DedupStateLayout.shardCount());
         if (context.isRestored()) {
             for (Integer restored : shardCountState.get()) {
                 if (restored != plan.shards()) {
@@ -207,7 +193,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         shardCountState.update(java.util.List.of(plan.shards()));
 
         fingerprintCheckState = context.getOperatorStateStore()
-                .getUnionListState(new ListStateDescriptor<>(FINGERPRINT_CHECK_STATE, LongSerializer.INSTANCE));
+                .getUnionListState(DedupStateLayout.fingerprintCheck());
         if (context.isRestored()) {
             FingerprintCheck.verify(fingerprintCheckState.get(), settings.fingerprintCheck());
         }
@@ -215,7 +201,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
 
         watermarkState = context.getOperatorStateStore()
-                .getUnionListState(new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
+                .getUnionListState(DedupStateLayout.latenessWatermark());
         safetyTtlMillis = settings.stateTtl().toMillis();
         restoredWatermark = Long.MIN_VALUE;
         for (Long watermark : watermarkState.get()) {
@@ -240,20 +226,10 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         return Math.max(expiryTimers.currentWatermark(), restoredWatermark);
     }
 
-    /** Descriptor of the per-shard bucket directory. */
-    static ValueStateDescriptor<BucketFilters> directoryDescriptor(DedupSettings settings) {
-        return new ValueStateDescriptor<>(DIRECTORY_STATE, BucketFiltersSerializer.INSTANCE);
-    }
-
-    /** Descriptor of the per-shard Bloom page groups, keyed by {@code PageAddress}. */
-    static MapStateDescriptor<Long, PageGroup> pagesDescriptor(DedupSettings settings) {
-        return new MapStateDescriptor<>(PAGES_STATE, LongSerializer.INSTANCE, PageGroupSerializer.INSTANCE);
-    }
-
     @Override
     public void open() throws Exception {
         super.open();
-        expiryTimers = getInternalTimerService(EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
+        expiryTimers = getInternalTimerService(DedupStateLayout.EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
         metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext());
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
@@ -269,16 +245,48 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
-                directoryDescriptor(settings),
+                DedupStateLayout.directory(),
                 (key, state) -> {
                     BucketFilters restored = state.value();
                     if (restored != null) {
                         directories.restore(shardKeys.shardOf((Integer) key), restored);
                     }
                 });
+        registerTimersOfRestoredBuckets();
         metrics.updateGauges(directories.directories());
         long interval = settings.gaugeInterval().toMillis();
         getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories.directories()), interval, interval);
+    }
+
+    /**
+     * Registers the expiry timers of every restored bucket again (see {@link DedupStateLayout}): the
+     * timers are a function of the directory, and state the state tools wrote has none. An event-time
+     * timer already there is the same timer (same key, bucket and time), so this adds nothing to state
+     * the job wrote. A processing-time safety timer is added at now + {@link DedupSettings#stateTtl()};
+     * the one registered when the bucket was created, if any, is earlier and fires first, so the bound
+     * on a bucket's life is unchanged.
+     */
+    private void registerTimersOfRestoredBuckets() {
+        Object currentKey = getCurrentKey();
+        long now = expiryTimers.currentProcessingTime();
+        BucketFilters[] restored = directories.directories();
+        for (int shard = 0; shard < restored.length; shard++) {
+            BucketFilters directory = restored[shard];
+            if (directory == null || directory.isEmpty()) {
+                continue;
+            }
+            setCurrentKey(shardKeys.keyOf(shard));
+            for (int i = 0; i < directory.size(); i++) {
+                long bucket = directory.bucketAt(i);
+                expiryTimers.registerEventTimeTimer(bucket, buckets.expiryOf(bucket));
+                if (safetyTtlMillis > 0) {
+                    expiryTimers.registerProcessingTimeTimer(bucket, now + safetyTtlMillis);
+                }
+            }
+        }
+        if (currentKey != null) {
+            setCurrentKey(currentKey);
+        }
     }
 
     @Override

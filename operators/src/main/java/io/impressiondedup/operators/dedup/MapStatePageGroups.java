@@ -23,7 +23,7 @@ import org.apache.flink.util.FlinkRuntimeException;
  * <p>With a {@link PageGroupCache} (on RocksDB by default) groups are read through it and written to it,
  * not to state: the cache writes them back on eviction and before each checkpoint barrier.
  */
-final class MapStatePageGroups implements BloomPageStore {
+public final class MapStatePageGroups implements BloomPageStore {
 
     private static final int MAX_FETCHED = 8;
 
@@ -37,13 +37,18 @@ final class MapStatePageGroups implements BloomPageStore {
     private final PageGroup[] fetchedGroups = new PageGroup[MAX_FETCHED];
     private int fetchedCount;
 
+    /** Pages read from and written to {@code groups} directly, as the state tools write a savepoint. */
+    public static MapStatePageGroups uncached(MapState<Long, PageGroup> groups) {
+        return new MapStatePageGroups(groups, null);
+    }
+
     MapStatePageGroups(MapState<Long, PageGroup> groups, PageGroupCache cache) {
         this.groups = groups;
         this.cache = cache;
     }
 
     /** Starts a record of {@code shard} (its key current): forgets the groups fetched so far. */
-    void beginRecord(int shard) {
+    public void beginRecord(int shard) {
         this.shard = shard;
         beginRecord();
     }
@@ -55,7 +60,7 @@ final class MapStatePageGroups implements BloomPageStore {
         fetchedCount = 0;
     }
 
-    void select(long bucket, ScalableBloomFilter filter) {
+    public void select(long bucket, ScalableBloomFilter filter) {
         this.bucket = bucket;
         this.filter = filter;
     }
@@ -131,7 +136,7 @@ final class MapStatePageGroups implements BloomPageStore {
      * left empty: one pass over the shard's entries, once per bucket expiry. The cache first writes the
      * shard's dirty groups and forgets them all, so it holds no page of the dropped bucket afterwards.
      */
-    void removeBucket(int shard, long bucket) {
+    public void removeBucket(int shard, long bucket) {
         beginRecord(shard);
         if (cache != null) {
             cache.forgetShard(shard);

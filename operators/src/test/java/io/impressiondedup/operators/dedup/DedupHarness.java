@@ -151,7 +151,7 @@ final class DedupHarness implements AutoCloseable {
 
     /** Shard keys holding a bucket directory in keyed state. */
     long shardsWithDirectory() {
-        try (var keys = backend().getKeys(DedupOperator.DIRECTORY_STATE, VoidNamespace.INSTANCE)) {
+        try (var keys = backend().getKeys(DedupStateLayout.DIRECTORY, VoidNamespace.INSTANCE)) {
             return keys.count();
         }
     }
@@ -160,7 +160,7 @@ final class DedupHarness implements AutoCloseable {
     Map<Long, Long> pagesPerBucket(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);
         MapState<Long, PageGroup> groups = backend().getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.pagesDescriptor(settings));
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pages());
         Map<Long, Long> perBucket = new java.util.TreeMap<>();
         for (PageGroup group : groups.values()) {
             for (int i = 0; i < group.size(); i++) {
@@ -174,7 +174,7 @@ final class DedupHarness implements AutoCloseable {
     long pageBytes(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);
         MapState<Long, PageGroup> groups = backend().getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.pagesDescriptor(settings));
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pages());
         long words = 0;
         for (PageGroup group : groups.values()) {
             words += group.words();
@@ -186,8 +186,34 @@ final class DedupHarness implements AutoCloseable {
     BucketFilters storedDirectory(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);
         ValueState<BucketFilters> directory = backend().getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupOperator.directoryDescriptor(settings));
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.directory());
         return directory.value();
+    }
+
+    /** The page groups keyed state holds for {@code shardKey}, by page address. */
+    Map<Long, PageGroup> storedPages(int shardKey) throws Exception {
+        backend().setCurrentKey(shardKey);
+        MapState<Long, PageGroup> groups = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pages());
+        Map<Long, PageGroup> copy = new java.util.HashMap<>();
+        for (Map.Entry<Long, PageGroup> entry : groups.entries()) {
+            copy.put(entry.getKey(), entry.getValue().copy());
+        }
+        return copy;
+    }
+
+    /**
+     * Writes a shard's directory and pages into keyed state directly, as the state tools write a savepoint: no
+     * operator code runs, so no timer is registered.
+     */
+    void writeShardState(int shardKey, BucketFilters directory, Map<Long, PageGroup> pages) throws Exception {
+        backend().setCurrentKey(shardKey);
+        ValueState<BucketFilters> stored = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.directory());
+        stored.update(directory);
+        MapState<Long, PageGroup> groups = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pages());
+        groups.putAll(pages);
     }
 
     @Override

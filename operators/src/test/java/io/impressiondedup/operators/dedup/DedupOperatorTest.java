@@ -11,7 +11,12 @@ import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -392,6 +397,54 @@ class DedupOperatorTest {
             assertThat(h.harness.numEventTimeTimers()).isZero();
             assertThat(h.counter(DedupMetrics.BUCKETS_DROPPED_BY_SAFETY_TTL)).isEqualTo(1);
             assertThat(h.counter(DedupMetrics.BUCKETS_EXPIRED)).isZero();
+        }
+    }
+
+    /**
+     * State the state tools write has no timers (see {@link DedupStateLayout}): the operator registers them again from
+     * the directory on restore, and the restored buckets expire by event time and by the safety TTL as the job's own do.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aBucketRestoredWithoutItsTimersStillExpiresByEventTimeAndByTheSafetyTtl(Backend backend) throws Exception {
+        DedupSettings settings = DedupSettings.builder().plan(defaults().plan()).stateTtl(java.time.Duration.ofDays(5)).build();
+        Impression today = impression("r", "a", T0 + HOUR); // expires at T0 + 4 days
+        Impression later = impression("q", "a", T0 + 3 * DAY + HOUR); // expires at T0 + 7 days
+        Map<Integer, BucketFilters> directories = new HashMap<>();
+        Map<Integer, Map<Long, PageGroup>> pages = new HashMap<>();
+        try (DedupHarness written = DedupHarness.open(settings, backend)) {
+            written.process(today);
+            written.process(later);
+            written.snapshot(1);
+            for (Impression impression : List.of(today, later)) {
+                int key = written.shardKeyOf(impression);
+                directories.put(key, written.storedDirectory(key));
+                pages.put(key, written.storedPages(key));
+            }
+        }
+        OperatorSubtaskState withoutTimers;
+        try (DedupHarness copied = DedupHarness.open(settings, backend)) {
+            for (int key : directories.keySet()) {
+                copied.writeShardState(key, directories.get(key), pages.get(key));
+            }
+            assertThat(copied.harness.numEventTimeTimers()).isZero();
+            withoutTimers = copied.snapshot(1);
+        }
+        try (DedupHarness h = DedupHarness.open(settings, backend, 1, 0, withoutTimers)) {
+            h.harness.setProcessingTime(0);
+            assertThat(h.harness.numEventTimeTimers()).isEqualTo(2);
+            assertThat(h.harness.numProcessingTimeTimers()).isEqualTo(2);
+
+            h.watermark(T0 + 4 * DAY - 1);
+            assertThat(h.pagesPerBucket(h.shardKeyOf(today))).containsOnlyKeys(T0 / DAY);
+            h.watermark(T0 + 4 * DAY); // end of day 0 + 2 days of retention + 1 day of allowed lateness
+            assertThat(h.pagesPerBucket(h.shardKeyOf(today))).isEmpty();
+            assertThat(h.counter(DedupMetrics.BUCKETS_EXPIRED)).isEqualTo(1);
+
+            h.harness.setProcessingTime(5 * DAY); // the watermark stops: the safety TTL drops the other bucket
+            assertThat(h.pagesPerBucket(h.shardKeyOf(later))).isEmpty();
+            assertThat(h.counter(DedupMetrics.BUCKETS_DROPPED_BY_SAFETY_TTL)).isEqualTo(1);
+            assertThat(h.shardsWithDirectory()).isZero();
         }
     }
 

@@ -27,7 +27,7 @@ class HeapFootprintTest {
         DedupSettings settings = DedupOperatorTest.settings(capacity, 1);
         try (DedupHarness h = DedupHarness.open(settings, Backend.HASHMAP)) {
             h.process(impression("request-0", "ad", T0));
-            long onePageBytes = GraphLayout.parseInstance(stateTable(h, DedupOperator.PAGES_STATE)).totalSize();
+            long onePageBytes = GraphLayout.parseInstance(stateTable(h, DedupStateLayout.PAGES)).totalSize();
             for (int i = 1; i < capacity; i++) {
                 h.process(impression("request-" + i, "ad", T0 + i));
                 if (i % 10_000 == 0) {
@@ -41,7 +41,7 @@ class HeapFootprintTest {
             BloomGeometry geometry = filter.layers().get(0).geometry();
             assertThat(h.pagesPerBucket(shardKey).values()).containsExactly((long) geometry.numPages());
 
-            long fullBytes = GraphLayout.parseInstance(stateTable(h, DedupOperator.PAGES_STATE)).totalSize();
+            long fullBytes = GraphLayout.parseInstance(stateTable(h, DedupStateLayout.PAGES)).totalSize();
 
             long bitsAdded = geometry.bytes() - geometry.wordsPerFullPage() * 8L;
             double ratio = (double) (fullBytes - onePageBytes) / bitsAdded;

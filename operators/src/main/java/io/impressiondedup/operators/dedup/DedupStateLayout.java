@@ -1,0 +1,73 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.serialization.BucketFiltersSerializer;
+import io.impressiondedup.state.serialization.PageGroupSerializer;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+
+/**
+ * The dedup operator's state, as a savepoint holds it: the one place that names it, for the operator
+ * and for the state tools that read and write savepoints without running it.
+ *
+ * <p><b>Keyed state</b>, keyed by the shard's Flink key ({@link ShardKeys#keyOf}, an {@code Integer}):
+ * <ul>
+ *   <li>{@value #DIRECTORY} ({@code ValueState<BucketFilters>}): each live bucket's filter metadata
+ *       (geometry, planned capacity, FPP and insert count of each layer), a few dozen bytes per bucket;
+ *   <li>{@value #PAGES} ({@code MapState<Long, PageGroup>}): every page of every filter of the shard,
+ *       keyed by {@code PageAddress} (geometry slot, page index), the pages at one index of all filters of
+ *       one geometry together, so a record reads one entry;
+ *   <li>timers of the service {@value #EXPIRY_TIMERS}, namespace = bucket id: an event-time timer at
+ *       each bucket's expiry and a processing-time safety timer. They are derived from the directory:
+ *       the operator registers them again for every restored bucket, so state written without them (by
+ *       the state tools) expires like state the job wrote.
+ * </ul>
+ *
+ * <p><b>Operator state</b> (union lists, every subtask writes the same value):
+ * {@value #SHARD_COUNT} (a restore with another count fails), {@value #FINGERPRINT_CHECK} (the check
+ * value of the fingerprint secret, absent in state of the first release) and {@value
+ * #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
+ *
+ * <p>These names and serializers are in every savepoint: never rename them.
+ */
+public final class DedupStateLayout {
+
+    /** Keyed: {@code ValueState<BucketFilters>}, the shard's bucket directory. */
+    public static final String DIRECTORY = "bucket-filters";
+    /** Keyed: {@code MapState<Long, PageGroup>}, the shard's Bloom pages by {@code PageAddress}. */
+    public static final String PAGES = "bloom-page-groups";
+    /** Timer service of the bucket expiry timers (namespace: bucket id). */
+    public static final String EXPIRY_TIMERS = "bucket-expiry";
+    /** Operator union state: the shard count. */
+    public static final String SHARD_COUNT = "shard-count";
+    /** Operator union state: the fingerprint secret's check value. */
+    public static final String FINGERPRINT_CHECK = "fingerprint-check";
+    /** Operator union state: the lateness watermark of each subtask. */
+    public static final String LATENESS_WATERMARK = "lateness-watermark";
+
+    private DedupStateLayout() {}
+
+    public static ValueStateDescriptor<BucketFilters> directory() {
+        return new ValueStateDescriptor<>(DIRECTORY, BucketFiltersSerializer.INSTANCE);
+    }
+
+    public static MapStateDescriptor<Long, PageGroup> pages() {
+        return new MapStateDescriptor<>(PAGES, LongSerializer.INSTANCE, PageGroupSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<Integer> shardCount() {
+        return new ListStateDescriptor<>(SHARD_COUNT, IntSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<Long> fingerprintCheck() {
+        return new ListStateDescriptor<>(FINGERPRINT_CHECK, LongSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<Long> latenessWatermark() {
+        return new ListStateDescriptor<>(LATENESS_WATERMARK, LongSerializer.INSTANCE);
+    }
+}

@@ -1,0 +1,114 @@
+package io.impressiondedup.tools;
+
+import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.operators.dedup.ShardKeys;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.runtime.SavepointLoader;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * A savepoint (or retained checkpoint) of the dedup job, as the state tools read it: the dedup
+ * operator's facts (shard count, max parallelism, fingerprint check value, lateness watermark) and its
+ * keyed state as {@link ShardEntry}s. The layout is {@link DedupStateLayout}'s; the operator is found by
+ * its uid, {@value DedupOperator#UID}.
+ */
+public final class DedupSavepoint {
+
+    /** The dedup operator in every savepoint of the job. */
+    public static final OperatorIdentifier OPERATOR = OperatorIdentifier.forUid(DedupOperator.UID);
+
+    private final String path;
+    private final Facts facts;
+
+    private DedupSavepoint(String path, Facts facts) {
+        this.path = path;
+        this.facts = facts;
+    }
+
+    /**
+     * What a savepoint says about the dedup state it holds.
+     *
+     * @param fingerprintCheck the secret's check value the state was written with; {@code null} in state of the
+     *     first release (counts as written without a secret)
+     * @param latenessWatermark the highest lateness watermark of the subtasks, or {@code null} if none was saved
+     */
+    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark) {
+
+        public ShardKeys shardKeys() {
+            return new ShardKeys(shards, maxParallelism);
+        }
+    }
+
+    /** Opens {@code path}: reads its metadata and the operator state of the dedup operator (a small local job). */
+    public static DedupSavepoint open(String path, StateBackend backend) throws Exception {
+        int maxParallelism = maxParallelismOf(path);
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointReader reader = SavepointReader.read(env, path, backend);
+        List<Integer> shardCounts = collect(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT));
+        if (shardCounts.isEmpty()) {
+            throw new IllegalArgumentException("The savepoint " + path + " holds no shard count for operator '" + DedupOperator.UID
+                    + "': is it a savepoint of the dedup job?");
+        }
+        int shards = shardCounts.get(0);
+        for (int count : shardCounts) {
+            if (count != shards) {
+                throw new IllegalStateException("The savepoint " + path + " holds shard counts " + shardCounts + ": it is corrupt");
+            }
+        }
+        List<Long> checks = collect(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG));
+        List<Long> watermarks = collect(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG));
+        Long watermark = watermarks.stream().max(Long::compare).orElse(null);
+        return new DedupSavepoint(path, new Facts(shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark));
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public Facts facts() {
+        return facts;
+    }
+
+    /** A reader of this savepoint in {@code env} (one per job the tool runs). */
+    public SavepointReader reader(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
+        return SavepointReader.read(env, path, backend);
+    }
+
+    /** Every shard's keyed state, entry by entry, in {@code env}. */
+    public DataStream<ShardEntry> shardEntries(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
+        return reader(env, backend).readKeyedState(OPERATOR, new ShardEntryReader(facts.shardKeys()), Types.INT,
+                Types.POJO(ShardEntry.class));
+    }
+
+    private static int maxParallelismOf(String path) throws IOException {
+        CheckpointMetadata metadata = SavepointLoader.loadSavepointMetadata(path);
+        OperatorID id = OPERATOR.getOperatorId();
+        for (OperatorState state : metadata.getOperatorStates()) {
+            if (state.getOperatorID().equals(id)) {
+                return state.getMaxParallelism();
+            }
+        }
+        throw new IllegalArgumentException("The savepoint " + path + " has no state of operator '" + DedupOperator.UID
+                + "': is it a savepoint of the dedup job?");
+    }
+
+    private static <T> List<T> collect(DataStream<T> stream) throws Exception {
+        List<T> all = new ArrayList<>();
+        try (CloseableIterator<T> it = stream.executeAndCollect()) {
+            it.forEachRemaining(all::add);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,66 @@
+package io.impressiondedup.tools;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code java -jar dedup-tools.jar <verb> [--option value ...]}: the dedup job's state tools, each a
+ * Flink State Processor API program run on a local Flink in this JVM.
+ *
+ * <ul>
+ *   <li>{@code inspect}: per bucket and shard, what the filters hold and their estimated FPP; with queries,
+ *       whether the state would drop given impressions as duplicates and in which bucket they were found
+ *       ({@link InspectCommand});
+ *   <li>{@code bootstrap}: a savepoint of impressions already seen, from a Kafka topic or a file of rows
+ *       ({@link BootstrapCommand});
+ *   <li>{@code reshape}: a savepoint rewritten for another shard count ({@link ReshapeCommand}).
+ * </ul>
+ *
+ * <p>Exit codes: 0 done, 1 failed (the message says why), 2 bad command line (the message names the option).
+ */
+public final class DedupTools {
+
+    /** A verb: runs with the arguments after it, returns the exit code. */
+    @FunctionalInterface
+    interface Verb {
+        int run(String[] args, PrintStream out, PrintStream err);
+    }
+
+    private static final Map<String, Verb> VERBS = new LinkedHashMap<>();
+
+    static {
+        VERBS.put("inspect", InspectCommand::run);
+        VERBS.put("bootstrap", BootstrapCommand::run);
+        VERBS.put("reshape", ReshapeCommand::run);
+    }
+
+    private DedupTools() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+            (args.length == 0 ? err : out).print(usage());
+            return args.length == 0 ? 2 : 0;
+        }
+        Verb verb = VERBS.get(args[0]);
+        if (verb == null) {
+            err.println("Unknown verb '" + args[0] + "'.");
+            err.print(usage());
+            return 2;
+        }
+        return verb.run(Arrays.copyOfRange(args, 1, args.length), out, err);
+    }
+
+    static String usage() {
+        return "Usage: java -jar dedup-tools.jar <verb> [--option value ...]   (<verb> --help lists its options)\n"
+                + "  inspect    what a savepoint's filters hold; with --query-file or --request-id, whether impressions would be"
+                + " dropped\n"
+                + "  bootstrap  write a savepoint of impressions already seen, from a Kafka topic or a file of rows\n"
+                + "  reshape    rewrite a savepoint for another shard count\n";
+    }
+}
