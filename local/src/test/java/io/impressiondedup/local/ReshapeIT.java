@@ -1,0 +1,116 @@
+package io.impressiondedup.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.testdata.GeneratedRecord;
+import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.testdata.GroundTruth;
+import io.impressiondedup.testdata.GroundTruthWriter;
+import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.KafkaCatchUp;
+import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.KafkaTopics;
+import io.impressiondedup.testdata.VerificationReport;
+import io.impressiondedup.testdata.Verifier;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code dedup-tools reshape} as an operator would use it when traffic outgrows the shard count: the job
+ * runs on the real 2.2.1 standalone cluster with the default 128 shards and is stopped with a savepoint;
+ * the tools (Flink 2.3, their own JVM) rewrite it for 256 shards; the job resumes from the rewritten
+ * savepoint with {@code --shards 256} and twice the capacity (no rewrite needed for that) while the rest
+ * of the stream arrives, holding re-sent copies of impressions from before the reshape, with old and new
+ * timestamps, and impressions hours late. Against the exact reference: no copy passes, nothing is lost
+ * or written twice, and the false-positive rate stays within the configured FPP (2x for sampling noise,
+ * as in ClusterIT). (The original savepoint cannot be resumed with 256 shards: the operator refuses
+ * it, see {@code DedupOperatorTest.restoringWithAnotherShardCountFailsNamingBothCounts}.)
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReshapeIT {
+
+    static final double FPP = 0.001;
+    static final int RECORDS = 60_000;
+    static final String GROUP = "reshape-it";
+
+    private StandaloneCluster cluster;
+    private String bootstrap;
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        cluster = StandaloneCluster.start("reshape-it", 1);
+        bootstrap = cluster.bootstrapServers();
+    }
+
+    @AfterAll
+    void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    @Test
+    void aSavepointReshapedFrom128To256ShardsRestoresAndDropsEveryCopyOfWhatCameBefore() throws Exception {
+        long started = System.nanoTime();
+        KafkaTopics.create(bootstrap, Map.of("impressions", 4, "deduplicated", 4, "dead-letters", 1), Map.of());
+        Path runDir = cluster.runDir();
+        Path truthFile = runDir.resolve("truth.csv");
+        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(RECORDS).seed(128256)
+                .span(Duration.ofDays(4)).delayedShare(0.02).build());
+        List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
+                "--output-topic", "deduplicated", "--dlq-topic", "dead-letters", "--capacity", "20000",
+                "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
+                "--group-id", GROUP, "--transactional-id-prefix", "reshape-it");
+        List<String> reshapedArgs = new ArrayList<>(jobArgs);
+        reshapedArgs.addAll(List.of("--shards", "256", "--capacity", "40000")); // the last --capacity wins
+
+        try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
+                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
+            produce(generator, RECORDS / 2, input, truth);
+            String first = cluster.submit(2, jobArgs);
+            awaitAllInputCommitted();
+            String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
+
+            String reshaped = runDir.resolve("reshaped-256").toUri().toString();
+            DedupToolsProcess.Result result = DedupToolsProcess.run(runDir, "reshape", "--savepoint", savepoint, "--output", reshaped,
+                    "--shards", "256", "--parallelism", "2").succeeded();
+            System.out.print(result.stdout());
+            assertThat(result.stdout()).contains("from 128 to 256 shards");
+
+            produce(generator, RECORDS - RECORDS / 2, input, truth); // copies of the first half, late ones among them
+            String second = cluster.submit(2, reshaped, reshapedArgs);
+            awaitAllInputCommitted();
+            cluster.script("job.sh", "stop-with-savepoint", second);
+        }
+
+        VerificationReport report = Verifier.verifyTopics(GroundTruth.read(truthFile), bootstrap, "deduplicated", "dead-letters");
+        String text = report.toText(FPP);
+        System.out.println(text);
+        System.out.printf("reshape test took %.0f s%n", (System.nanoTime() - started) / 1e9);
+        assertThat(report.input()).isEqualTo(RECORDS);
+        assertThat(report.duplicatesDropped()).as(text).isPositive();
+        assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
+        assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
+    }
+
+    private static void produce(ImpressionGenerator generator, int count, KafkaTopicDestination input, GroundTruthWriter truth)
+            throws Exception {
+        for (int i = 0; i < count && generator.hasNext(); i++) {
+            GeneratedRecord record = generator.next();
+            input.write(record);
+            truth.write(record);
+        }
+        input.flush();
+    }
+
+    private void awaitAllInputCommitted() throws Exception {
+        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
+            catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
+        }
+    }
+}
