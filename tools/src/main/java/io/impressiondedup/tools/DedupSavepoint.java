@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.jobgraph.OperatorID;
@@ -56,21 +57,39 @@ public final class DedupSavepoint {
         int maxParallelism = maxParallelismOf(path);
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
         SavepointReader reader = SavepointReader.read(env, path, backend);
-        List<Integer> shardCounts = collect(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT));
+        // The three union lists in one local job (each job costs seconds to start), each value tagged with its state.
+        DataStream<Tuple2<String, Long>> all = tagged(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT)
+                        .map(Integer::longValue, Types.LONG), DedupStateLayout.SHARD_COUNT)
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG),
+                        DedupStateLayout.FINGERPRINT_CHECK))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG),
+                        DedupStateLayout.LATENESS_WATERMARK));
+        List<Long> shardCounts = new ArrayList<>();
+        List<Long> checks = new ArrayList<>();
+        List<Long> watermarks = new ArrayList<>();
+        for (Tuple2<String, Long> value : collect(all)) {
+            switch (value.f0) {
+                case DedupStateLayout.SHARD_COUNT -> shardCounts.add(value.f1);
+                case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(value.f1);
+                default -> watermarks.add(value.f1);
+            }
+        }
         if (shardCounts.isEmpty()) {
             throw new IllegalArgumentException("The savepoint " + path + " holds no shard count for operator '" + DedupOperator.UID
                     + "': is it a savepoint of the dedup job?");
         }
-        int shards = shardCounts.get(0);
-        for (int count : shardCounts) {
+        long shards = shardCounts.get(0);
+        for (long count : shardCounts) {
             if (count != shards) {
                 throw new IllegalStateException("The savepoint " + path + " holds shard counts " + shardCounts + ": it is corrupt");
             }
         }
-        List<Long> checks = collect(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG));
-        List<Long> watermarks = collect(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG));
         Long watermark = watermarks.stream().max(Long::compare).orElse(null);
-        return new DedupSavepoint(path, new Facts(shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark));
+        return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark));
+    }
+
+    private static DataStream<Tuple2<String, Long>> tagged(DataStream<Long> values, String state) {
+        return values.map(value -> Tuple2.of(state, value), Types.TUPLE(Types.STRING, Types.LONG)).name(state);
     }
 
     public String path() {
