@@ -230,6 +230,16 @@ final class BootstrapCommand {
                 throw new InvalidOptionException("--" + BOOTSTRAP_SERVERS.key() + " and kafka.* options are for --"
                         + BootstrapOptions.FROM_TOPIC.key() + ", not --" + BootstrapOptions.FROM_FILE.key());
             }
+            if (file != null) {
+                try {
+                    Path path = new Path(file);
+                    if (!path.getFileSystem().exists(path)) {
+                        throw new InvalidOptionException("--" + BootstrapOptions.FROM_FILE.key() + " " + file + ": no such file");
+                    }
+                } catch (java.io.IOException e) {
+                    throw new InvalidOptionException("Cannot read --" + BootstrapOptions.FROM_FILE.key() + " " + file + ": " + e, e);
+                }
+            }
             output = required(options, ToolOptions.OUTPUT);
             required(options, CAPACITY);
             try {

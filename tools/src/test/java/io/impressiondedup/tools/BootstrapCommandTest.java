@@ -109,6 +109,16 @@ class BootstrapCommandTest {
     }
 
     @Test
+    void aHistoryFileThatIsNotThereIsRejectedNamingTheOption() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", dir.resolve("missing.csv").toString(), "--output",
+                dir.resolve("sp").toString(), "--capacity", "10"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from-file " + dir.resolve("missing.csv") + ": no such file");
+    }
+
+    @Test
     void aFileOfWhichNoRowCanBeReadFailsAndLeavesNoSavepoint() throws Exception {
         Path history = Files.write(dir.resolve("wrong.csv"), List.of("r1;ad1;1763805600000", "r2;ad1;1763805600000"));
         Path output = dir.resolve("savepoint");
