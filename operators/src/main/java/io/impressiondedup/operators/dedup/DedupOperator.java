@@ -147,8 +147,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
     private transient ListState<Long> fingerprintCheckState;
-    /** {@link DedupPlan#shardGrowthAllowanceBytes()}, computed once. */
-    private transient long shardGrowthAllowance;
     private transient ListState<Long> watermarkState;
     private transient long restoredWatermark;
     private transient long safetyTtlMillis;
@@ -160,10 +158,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient Set<ShardBucket> capsWarnedAbout;
     private transient DedupMetrics metrics;
 
-    // Probe hashes of the current record under the last scheme asked for (filters of one job share one).
-    private transient FingerprintScheme hashedScheme;
-    private transient long h1;
-    private transient long h2;
+    /** Where a copy of the current record is, and its insertion: shared with the state tools' bootstrap. */
+    private transient ShardFilters shardFilters;
 
     public DedupOperator(DedupSettings settings) {
         this.settings = settings;
@@ -198,7 +194,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             FingerprintCheck.verify(fingerprintCheckState.get(), settings.fingerprintCheck());
         }
         fingerprintCheckState.update(java.util.List.of(settings.fingerprintCheck()));
-        shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
+        shardFilters = new ShardFilters(plan);
 
         watermarkState = context.getOperatorStateStore()
                 .getUnionListState(DedupStateLayout.latenessWatermark());
@@ -299,45 +295,32 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
         BucketFilters directory = directories.get(shard);
-        long adIdHash = HashMixing.adIdHash(impression.adId());
-        hashedScheme = null;
+        shardFilters.beginRecord(impression.digestHigh(), impression.digestLow(), HashMixing.adIdHash(impression.adId()));
         pages.beginRecord(shard);
 
-        long last = buckets.lastBucketToCheck(eventTime);
-        for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
-            long bucket = directory.bucketAt(i);
-            if (bucket > last) {
-                break;
+        // A late record is checked against live buckets only (TimeBuckets rule 5).
+        if (shardFilters.bucketHolding(directory, pages, eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
+            metrics.duplicates.inc();
+            if (late) {
+                metrics.lateDuplicates.inc();
             }
-            if (late && !buckets.isLive(bucket, watermark)) {
-                continue; // expired, its timer not fired yet: TimeBuckets rule 5 checks live buckets only
+            if (settings.emitDuplicates()) {
+                output.collect(DUPLICATES, element);
             }
-            ScalableBloomFilter filter = directory.filterAt(i);
-            hash(impression, adIdHash, filter.fingerprintScheme());
-            pages.select(bucket, filter);
-            if (filter.mightContain(h1, h2, pages)) {
-                metrics.duplicates.inc();
-                if (late) {
-                    metrics.lateDuplicates.inc();
-                }
-                if (settings.emitDuplicates()) {
-                    output.collect(DUPLICATES, element);
-                }
-                return;
-            }
+            return;
         }
 
         if (late) {
-            onLateMiss(element, shard, directory, adIdHash, watermark);
+            onLateMiss(element, shard, directory, watermark);
             return;
         }
-        insert(impression, shard, directory, buckets.bucketOf(eventTime), adIdHash);
+        insert(shard, directory, buckets.bucketOf(eventTime));
         metrics.unique.inc();
         output.collect(element);
     }
 
     /** A late record that is not a copy of anything live: counted as late, then as {@link LatePolicy} says. */
-    private void onLateMiss(StreamRecord<Impression> element, int shard, BucketFilters directory, long adIdHash, long watermark)
+    private void onLateMiss(StreamRecord<Impression> element, int shard, BucketFilters directory, long watermark)
             throws Exception {
         Impression impression = element.getValue();
         metrics.late.inc();
@@ -348,7 +331,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             case EMIT:
                 long bucket = buckets.lateInsertBucket(impression.eventTime(), watermark);
                 if (bucket != TimeBuckets.NO_BUCKET) {
-                    insert(impression, shard, directory, bucket, adIdHash);
+                    insert(shard, directory, bucket);
                 }
                 output.collect(new StreamRecord<>(
                         impression.withRaw(impression.raw().withHeader(LATE_HEADER, LATE_HEADER_VALUE)), element.getTimestamp()));
@@ -360,41 +343,29 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
     }
 
-    /** Inserts the current record into {@code bucket}'s filter of {@code shard}, creating it (with its timers) on first use. */
-    private void insert(Impression impression, int shard, BucketFilters directory, long bucket, long adIdHash) throws Exception {
-        ScalableBloomFilter filter = directory.get(bucket);
-        if (filter == null) {
-            filter = plan.newBucketFilter();
-            directory.put(bucket, filter);
+    /**
+     * Inserts the current record into {@code bucket}'s filter of {@code shard} ({@link ShardFilters#insert}), registering
+     * the timers of a filter it creates.
+     */
+    private void insert(int shard, BucketFilters directory, long bucket) throws Exception {
+        ScalableBloomFilter.Insertion insertion = shardFilters.insert(directory, pages, bucket);
+        if (shardFilters.createdFilter()) {
             expiryTimers.registerEventTimeTimer(bucket, buckets.expiryOf(bucket));
             if (safetyTtlMillis > 0) {
                 expiryTimers.registerProcessingTimeTimer(bucket, expiryTimers.currentProcessingTime() + safetyTtlMillis);
             }
         }
-        hash(impression, adIdHash, filter.fingerprintScheme());
-        pages.select(bucket, filter);
-        // What the shard's growth layers may still take; only summed when the filter needs a layer.
-        long growthAllowance = filter.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
-        switch (filter.insertAbsent(h1, h2, pages, growthAllowance)) {
+        switch (insertion) {
             case GREW:
-                onGrowth(shard, bucket, filter);
+                onGrowth(shard, bucket, directory.get(bucket));
                 break;
             case OVER_FILLED:
-                onCappedInsert(shard, bucket, filter);
+                onCappedInsert(shard, bucket, directory.get(bucket));
                 break;
             default:
                 break;
         }
         directories.markChanged(shard);
-    }
-
-    /** Probe hashes of the current record for {@code scheme}, reusing them while the scheme is the same. */
-    private void hash(Impression impression, long adIdHash, FingerprintScheme scheme) {
-        if (!scheme.equals(hashedScheme)) {
-            h1 = scheme.probeHash1(impression.digestHigh(), impression.digestLow(), adIdHash);
-            h2 = scheme.probeHash2(impression.digestHigh(), impression.digestLow(), adIdHash);
-            hashedScheme = scheme;
-        }
     }
 
     /** Counts every added layer; warns once per bucket (per subtask), at the first shard that overflows. */

@@ -1,0 +1,108 @@
+package io.impressiondedup.operators.dedup;
+
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.time.TimeBuckets;
+
+/**
+ * The filter work of one impression against its shard's buckets: where a copy of it is, and inserting
+ * it into a bucket's filter (created on first use). The one implementation of both, used by {@link
+ * DedupOperator} for every record and by the state tools' {@code bootstrap}, which must build exactly
+ * the filters the operator would have built from the same impressions.
+ *
+ * <p>Per record: {@link #beginRecord} with the impression's digest and ad-id hash, then {@link
+ * #bucketHolding} and, on a miss, {@link #insert}. Probe hashes are computed once per fingerprint
+ * scheme (the filters of one job share one). The shard's key must be current in the page store. Not
+ * thread-safe: one per operator or function instance.
+ */
+public final class ShardFilters {
+
+    private final DedupPlan plan;
+    private final TimeBuckets buckets;
+    /** {@link DedupPlan#shardGrowthAllowanceBytes()}, computed once. */
+    private final long shardGrowthAllowance;
+
+    private long digestHigh;
+    private long digestLow;
+    private long adIdHash;
+    // Probe hashes of the current record under the last scheme asked for.
+    private FingerprintScheme hashedScheme;
+    private long h1;
+    private long h2;
+    private boolean createdFilter;
+
+    public ShardFilters(DedupPlan plan) {
+        this.plan = plan;
+        this.buckets = plan.timeBuckets().copy(); // its bucket cache is not shared between threads
+        this.shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
+    }
+
+    /** Starts a record: its request-id digest and {@code HashMixing.adIdHash} of its ad id. */
+    public void beginRecord(long digestHigh, long digestLow, long adIdHash) {
+        this.digestHigh = digestHigh;
+        this.digestLow = digestLow;
+        this.adIdHash = adIdHash;
+        this.hashedScheme = null;
+    }
+
+    /**
+     * The bucket of {@code directory} whose filter holds the current record, checking the buckets that can
+     * hold a copy within the retention of {@code eventTime} ({@link TimeBuckets#firstBucketToCheck} to {@link
+     * TimeBuckets#lastBucketToCheck}); a late record is checked against live buckets only (rule 5, an expired
+     * bucket whose timer has not fired yet is skipped). {@link TimeBuckets#NO_BUCKET} if none holds it.
+     */
+    public long bucketHolding(BucketFilters directory, MapStatePageGroups pages, long eventTime, boolean late, long watermark) {
+        long last = buckets.lastBucketToCheck(eventTime);
+        for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
+            long bucket = directory.bucketAt(i);
+            if (bucket > last) {
+                break;
+            }
+            if (late && !buckets.isLive(bucket, watermark)) {
+                continue;
+            }
+            ScalableBloomFilter filter = directory.filterAt(i);
+            hash(filter.fingerprintScheme());
+            pages.select(bucket, filter);
+            if (filter.mightContain(h1, h2, pages)) {
+                return bucket;
+            }
+        }
+        return TimeBuckets.NO_BUCKET;
+    }
+
+    /**
+     * Inserts the current record, found absent, into {@code bucket}'s filter of {@code directory}, creating
+     * the filter from the plan on first use ({@link #createdFilter()} then says so: the operator registers
+     * its timers). A full filter adds a layer while the shard's growth layers stay within the shard state
+     * cap, else it over-fills ({@link ScalableBloomFilter#insertAbsent(long, long, io.impressiondedup.state.bloom.BloomPageStore, long)}).
+     */
+    public ScalableBloomFilter.Insertion insert(BucketFilters directory, MapStatePageGroups pages, long bucket) {
+        ScalableBloomFilter filter = directory.get(bucket);
+        createdFilter = filter == null;
+        if (createdFilter) {
+            filter = plan.newBucketFilter();
+            directory.put(bucket, filter);
+        }
+        hash(filter.fingerprintScheme());
+        pages.select(bucket, filter);
+        // What the shard's growth layers may still take; only summed when the filter needs a layer.
+        long growthAllowance = filter.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
+        return filter.insertAbsent(h1, h2, pages, growthAllowance);
+    }
+
+    /** Whether the last {@link #insert} created its bucket's filter. */
+    public boolean createdFilter() {
+        return createdFilter;
+    }
+
+    private void hash(FingerprintScheme scheme) {
+        if (!scheme.equals(hashedScheme)) {
+            h1 = scheme.probeHash1(digestHigh, digestLow, adIdHash);
+            h2 = scheme.probeHash2(digestHigh, digestLow, adIdHash);
+            hashedScheme = scheme;
+        }
+    }
+}
