@@ -29,12 +29,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
@@ -48,6 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * of (a), as after lost checkpoints: a new job started from its bootstrap must drop copies of what (a) emitted.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StateToolsCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BootstrapIT {
 
@@ -67,14 +68,9 @@ class BootstrapIT {
 
     @BeforeAll
     void startCluster() throws Exception {
-        cluster = StandaloneCluster.start("bootstrap-it", 1);
+        cluster = StateToolsCluster.cluster();
         runDir = cluster.runDir();
         bootstrap = cluster.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        cluster.close();
     }
 
     @Test

@@ -27,10 +27,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code dedup-tools inspect} (Flink 2.3, its own JVM) on savepoints of a real run of the job on the 2.2.1
@@ -48,9 +48,11 @@ import org.junit.jupiter.api.TestInstance;
  * </ul>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StateToolsCluster.class)
 class InspectIT {
 
     static final int RECORDS = 24_000;
+    static final String INPUT = "inspect-impressions";
     static final double FPP = 0.001;
     static final int SAMPLES = 10_000;
     /** Default buckets: 1 day, retention 2 days, allowed lateness 1 day, UTC (the job runs with its defaults). */
@@ -63,9 +65,9 @@ class InspectIT {
 
     @BeforeAll
     void startClusterAndWriteTheInput() throws Exception {
-        cluster = StandaloneCluster.start("inspect-it", 1);
+        cluster = StateToolsCluster.cluster();
         bootstrap = cluster.bootstrapServers();
-        KafkaTopics.create(bootstrap, Map.of("impressions", 2, "out-rocksdb", 2, "dlq-rocksdb", 1, "out-hashmap", 2, "dlq-hashmap", 1),
+        KafkaTopics.create(bootstrap, Map.of(INPUT, 2, "out-rocksdb", 2, "dlq-rocksdb", 1, "out-hashmap", 2, "dlq-hashmap", 1),
                 Map.of());
         // Two days of traffic: copies within and beyond the retention, 3% from delayed clients (1 to 20 h behind, in time),
         // 1% late enough to be dead-lettered; capacity below a bucket's traffic, so filters grow a layer.
@@ -73,7 +75,7 @@ class InspectIT {
                 .duplicateShare(0.25).lateShare(0.01).delayedShare(0.03).build();
         records = new ArrayList<>();
         ImpressionGenerator generator = new ImpressionGenerator(settings);
-        try (KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
+        try (KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, INPUT, Map.of())) {
             while (generator.hasNext()) {
                 GeneratedRecord record = generator.next();
                 assertThat(record.seq).isEqualTo(records.size());
@@ -81,13 +83,6 @@ class InspectIT {
                 input.write(record);
             }
             input.flush();
-        }
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
         }
     }
 
@@ -106,7 +101,7 @@ class InspectIT {
         String output = "out-" + backend;
         String deadLetters = "dlq-" + backend;
         String group = "inspect-it-" + backend;
-        String jobId = cluster.submit(2, List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
+        String jobId = cluster.submit(2, List.of("--bootstrap-servers", bootstrap, "--input-topic", INPUT,
                 "--output-topic", output, "--dlq-topic", deadLetters, "--capacity", "6000", "--fpp", Double.toString(FPP),
                 "--checkpoint-interval", "2s", "--starting-offsets", "earliest", "--group-id", group,
                 "--transactional-id-prefix", group, "--state-backend", backend));
@@ -115,7 +110,7 @@ class InspectIT {
         JsonNode statistics;
         try {
             try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-                catchUp.await(group, "impressions", List.of(output, deadLetters), Duration.ofSeconds(180));
+                catchUp.await(group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
             }
             savepoint = triggerSavepoint(jobId, cluster.runDir().resolve("savepoints-" + backend));
             // The statistics first: by the time they are printed, the REST metric fetcher has seen the gauges after the

@@ -17,10 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code dedup-tools reshape} as an operator would use it when traffic outgrows the shard count: the job
@@ -34,43 +34,42 @@ import org.junit.jupiter.api.TestInstance;
  * it, see {@code DedupOperatorTest.restoringWithAnotherShardCountFailsNamingBothCounts}.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StateToolsCluster.class)
 class ReshapeIT {
 
     static final double FPP = 0.001;
     static final int RECORDS = 60_000;
     static final String GROUP = "reshape-it";
+    static final String INPUT = "reshape-impressions";
+    static final String OUTPUT = "reshape-deduplicated";
+    static final String DEAD_LETTERS = "reshape-dead-letters";
 
     private StandaloneCluster cluster;
     private String bootstrap;
 
     @BeforeAll
     void startCluster() throws Exception {
-        cluster = StandaloneCluster.start("reshape-it", 1);
+        cluster = StateToolsCluster.cluster();
         bootstrap = cluster.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        cluster.close();
     }
 
     @Test
     void aSavepointReshapedFrom128To256ShardsRestoresAndDropsEveryCopyOfWhatCameBefore() throws Exception {
         long started = System.nanoTime();
-        KafkaTopics.create(bootstrap, Map.of("impressions", 4, "deduplicated", 4, "dead-letters", 1), Map.of());
+        KafkaTopics.create(bootstrap, Map.of(INPUT, 4, OUTPUT, 4, DEAD_LETTERS, 1), Map.of());
         Path runDir = cluster.runDir();
-        Path truthFile = runDir.resolve("truth.csv");
+        Path truthFile = runDir.resolve("reshape-truth.csv");
         ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(RECORDS).seed(128256)
                 .span(Duration.ofDays(4)).delayedShare(0.02).build());
-        List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
-                "--output-topic", "deduplicated", "--dlq-topic", "dead-letters", "--capacity", "20000",
+        List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", INPUT,
+                "--output-topic", OUTPUT, "--dlq-topic", DEAD_LETTERS, "--capacity", "20000",
                 "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
                 "--group-id", GROUP, "--transactional-id-prefix", "reshape-it");
         List<String> reshapedArgs = new ArrayList<>(jobArgs);
         reshapedArgs.addAll(List.of("--shards", "256", "--capacity", "40000")); // the last --capacity wins
 
         try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
-                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
+                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, INPUT, Map.of())) {
             produce(generator, RECORDS / 2, input, truth);
             String first = cluster.submit(2, jobArgs);
             awaitAllInputCommitted();
@@ -88,7 +87,7 @@ class ReshapeIT {
             cluster.script("job.sh", "stop-with-savepoint", second);
         }
 
-        VerificationReport report = Verifier.verifyTopics(GroundTruth.read(truthFile), bootstrap, "deduplicated", "dead-letters");
+        VerificationReport report = Verifier.verifyTopics(GroundTruth.read(truthFile), bootstrap, OUTPUT, DEAD_LETTERS);
         String text = report.toText(FPP);
         System.out.println(text);
         System.out.printf("reshape test took %.0f s%n", (System.nanoTime() - started) / 1e9);
@@ -110,7 +109,7 @@ class ReshapeIT {
 
     private void awaitAllInputCommitted() throws Exception {
         try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
+            catchUp.await(GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(300));
         }
     }
 }

@@ -2,15 +2,15 @@ package io.impressiondedup.tools;
 
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
+import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.time.TimeBuckets;
 
 /**
  * The verdict of {@link DedupOperator#processElement} on a record, for a shard's restored state, without
- * running the operator: the same time rules ({@link TimeBuckets}), the same buckets in the same order, the
- * same probe hashes and page lookups. Keep it in step with the operator: {@code InspectIT} compares the
- * two record by record.
+ * running the operator: the lookup is the operator's own ({@link ShardFilters#bucketHolding}), under the
+ * same time rules ({@link TimeBuckets}); only the choice between LATE and NEW on a miss is spelled out
+ * here. {@code InspectIT} compares the two record by record.
  *
  * <ol>
  *   <li>late = {@link TimeBuckets#isLate}(t, W), W the lateness watermark the restored operator starts with;
@@ -26,6 +26,8 @@ final class QueryDecision implements java.io.Serializable {
 
     private final TimeBuckets buckets;
     private final long latenessWatermark;
+    /** The operator's own lookup ({@link ShardFilters#bucketHolding}), made where the decisions are taken. */
+    private transient ShardFilters filters;
 
     /** @param latenessWatermark the saved lateness watermark, {@link Long#MIN_VALUE} if none was saved */
     QueryDecision(TimeBuckets buckets, long latenessWatermark) {
@@ -41,24 +43,14 @@ final class QueryDecision implements java.io.Serializable {
         long t = query.eventTime();
         boolean late = buckets.isLate(t, latenessWatermark);
         if (directory != null) {
-            long adIdHash = query.adIdHash();
+            if (filters == null) {
+                filters = ShardFilters.lookupsOnly(buckets);
+            }
             pages.beginRecord(query.shard());
-            long last = buckets.lastBucketToCheck(t);
-            for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(t)); i < directory.size(); i++) {
-                long bucket = directory.bucketAt(i);
-                if (bucket > last) {
-                    break;
-                }
-                if (late && !buckets.isLive(bucket, latenessWatermark)) {
-                    continue;
-                }
-                ScalableBloomFilter filter = directory.filterAt(i);
-                long h1 = filter.fingerprintScheme().probeHash1(query.digestHigh(), query.digestLow(), adIdHash);
-                long h2 = filter.fingerprintScheme().probeHash2(query.digestHigh(), query.digestLow(), adIdHash);
-                pages.select(bucket, filter);
-                if (filter.mightContain(h1, h2, pages)) {
-                    return new QueryVerdict(query, QueryVerdict.DUPLICATE, bucket);
-                }
+            filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash());
+            long bucket = filters.bucketHolding(directory, pages, t, late, latenessWatermark);
+            if (bucket != TimeBuckets.NO_BUCKET) {
+                return new QueryVerdict(query, QueryVerdict.DUPLICATE, bucket);
             }
         }
         return new QueryVerdict(query, late ? QueryVerdict.LATE : QueryVerdict.NEW, null);

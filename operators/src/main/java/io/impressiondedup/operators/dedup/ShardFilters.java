@@ -39,6 +39,20 @@ public final class ShardFilters {
         this.shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
     }
 
+    private ShardFilters(TimeBuckets buckets) {
+        this.plan = null;
+        this.buckets = buckets.copy();
+        this.shardGrowthAllowance = 0;
+    }
+
+    /**
+     * For {@link #bucketHolding} only (the state tools' {@code inspect}, which reads filters and never creates
+     * one, so needs the time rules but not the sizing plan): {@link #insert} throws.
+     */
+    public static ShardFilters lookupsOnly(TimeBuckets buckets) {
+        return new ShardFilters(buckets);
+    }
+
     /** Starts a record: its request-id digest and {@code HashMixing.adIdHash} of its ad id. */
     public void beginRecord(long digestHigh, long digestLow, long adIdHash) {
         this.digestHigh = digestHigh;
@@ -80,6 +94,9 @@ public final class ShardFilters {
      * cap, else it over-fills ({@link ScalableBloomFilter#insertAbsent(long, long, io.impressiondedup.state.bloom.BloomPageStore, long)}).
      */
     public ScalableBloomFilter.Insertion insert(BucketFilters directory, MapStatePageGroups pages, long bucket) {
+        if (plan == null) {
+            throw new IllegalStateException("ShardFilters.lookupsOnly cannot insert");
+        }
         ScalableBloomFilter filter = directory.get(bucket);
         createdFilter = filter == null;
         if (createdFilter) {
