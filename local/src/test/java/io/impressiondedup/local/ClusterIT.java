@@ -228,7 +228,8 @@ class ClusterIT {
         assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
     }
 
-    private static void produce(ImpressionGenerator generator, int count, KafkaTopicDestination input, GroundTruthWriter truth)
+    /** Writes the generator's next {@code count} records to the input topic and to the ground truth. */
+    static void produce(ImpressionGenerator generator, int count, KafkaTopicDestination input, GroundTruthWriter truth)
             throws IOException {
         for (int i = 0; i < count && generator.hasNext(); i++) {
             GeneratedRecord record = generator.next();

@@ -2,7 +2,6 @@ package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
@@ -70,7 +69,7 @@ class ReshapeIT {
 
         try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
                 KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, INPUT, Map.of())) {
-            produce(generator, RECORDS / 2, input, truth);
+            ClusterIT.produce(generator, RECORDS / 2, input, truth);
             String first = cluster.submit(2, jobArgs);
             awaitAllInputCommitted();
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
@@ -81,7 +80,7 @@ class ReshapeIT {
             System.out.print(result.stdout());
             assertThat(result.stdout()).contains("from 128 to 256 shards");
 
-            produce(generator, RECORDS - RECORDS / 2, input, truth); // copies of the first half, late ones among them
+            ClusterIT.produce(generator, RECORDS - RECORDS / 2, input, truth); // copies of the first half, late ones among them
             String second = cluster.submit(2, reshaped, reshapedArgs);
             awaitAllInputCommitted();
             cluster.script("job.sh", "stop-with-savepoint", second);
@@ -95,16 +94,6 @@ class ReshapeIT {
         assertThat(report.duplicatesDropped()).as(text).isPositive();
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
         assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
-    }
-
-    private static void produce(ImpressionGenerator generator, int count, KafkaTopicDestination input, GroundTruthWriter truth)
-            throws Exception {
-        for (int i = 0; i < count && generator.hasNext(); i++) {
-            GeneratedRecord record = generator.next();
-            input.write(record);
-            truth.write(record);
-        }
-        input.flush();
     }
 
     private void awaitAllInputCommitted() throws Exception {

@@ -25,12 +25,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.util.CloseableIterator;
@@ -145,7 +143,7 @@ class BootstrapCommandTest {
             digester.digest(row[0]);
             int shard = FingerprintScheme.shardOf(digester.high(), SHARDS);
             BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
-            MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState()));
+            MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState(new HashMap<>())));
             filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]));
             store.beginRecord(shard);
             if (filters.bucketHolding(directory, store, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
@@ -185,22 +183,5 @@ class BootstrapCommandTest {
         static DedupPlan args(String... args) {
             return DedupJobConfig.plan(Configuration.fromMap(OptionSources.fromArguments(args, DedupJobOptions.PLAN, false)));
         }
-    }
-
-    /** Keyed MapState of one shard, on the heap. */
-    private static final class HeapMapState implements MapState<Long, PageGroup> {
-        final Map<Long, PageGroup> map = new HashMap<>();
-
-        @Override public PageGroup get(Long key) { return map.get(key); }
-        @Override public void put(Long key, PageGroup value) { map.put(key, value); }
-        @Override public void putAll(Map<Long, PageGroup> values) { map.putAll(values); }
-        @Override public void remove(Long key) { map.remove(key); }
-        @Override public boolean contains(Long key) { return map.containsKey(key); }
-        @Override public Iterable<Map.Entry<Long, PageGroup>> entries() { return map.entrySet(); }
-        @Override public Iterable<Long> keys() { return map.keySet(); }
-        @Override public Iterable<PageGroup> values() { return map.values(); }
-        @Override public Iterator<Map.Entry<Long, PageGroup>> iterator() { return map.entrySet().iterator(); }
-        @Override public boolean isEmpty() { return map.isEmpty(); }
-        @Override public void clear() { map.clear(); }
     }
 }

@@ -13,11 +13,9 @@ import io.impressiondedup.state.plan.DedupPlan;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -122,26 +120,5 @@ final class HeapDedupState {
                 .write(savepoint);
         env.execute("write test savepoint");
         return savepoint;
-    }
-
-    /** {@link MapState} over a plain map, for {@link MapStatePageGroups} outside Flink. */
-    private static final class HeapMapState implements MapState<Long, PageGroup> {
-        private final Map<Long, PageGroup> map;
-
-        HeapMapState(Map<Long, PageGroup> map) {
-            this.map = map;
-        }
-
-        @Override public PageGroup get(Long key) { return map.get(key); }
-        @Override public void put(Long key, PageGroup value) { map.put(key, value); }
-        @Override public void putAll(Map<Long, PageGroup> all) { map.putAll(all); }
-        @Override public void remove(Long key) { map.remove(key); }
-        @Override public boolean contains(Long key) { return map.containsKey(key); }
-        @Override public Iterable<Map.Entry<Long, PageGroup>> entries() { return map.entrySet(); }
-        @Override public Iterable<Long> keys() { return map.keySet(); }
-        @Override public Iterable<PageGroup> values() { return map.values(); }
-        @Override public Iterator<Map.Entry<Long, PageGroup>> iterator() { return map.entrySet().iterator(); }
-        @Override public boolean isEmpty() { return map.isEmpty(); }
-        @Override public void clear() { map.clear(); }
     }
 }
