@@ -3,9 +3,12 @@ package io.impressiondedup.job.io;
 /**
  * Headers the job adds to every dead letter, after the record's own.
  *
- * <p><b>The contract.</b> A dead letter is the original record (key, value, timestamp, headers) plus
- * {@link #REASON}, {@link #ERROR}, {@link #SOURCE_TOPIC}, {@link #SOURCE_PARTITION} and {@link
- * #SOURCE_OFFSET}, always. Two exceptions change what is kept of the original:
+ * <p><b>The contract</b> (the table of {@code docs/DEAD-LETTERS.md}, pinned to this class by {@code
+ * DeadLetterContractTest}; names are never renamed, only added). A dead letter is the original record (key,
+ * value, timestamp, headers) plus {@link #REASON}, {@link #ERROR}, {@link #SOURCE_TOPIC}, {@link
+ * #SOURCE_PARTITION} and {@link #SOURCE_OFFSET}, always, and {@link #SOURCE_TIMESTAMP} when the original
+ * had a timestamp: what {@code dedup-tools replay} needs to re-inject it. Two exceptions change what is
+ * kept of the original:
  *
  * <ul>
  *   <li><b>Headers dropped at the source.</b> A record with more headers than {@code --max-headers}
@@ -37,6 +40,12 @@ public final class DeadLetterHeaders {
     public static final String SOURCE_TOPIC = "dedup.source.topic";
     public static final String SOURCE_PARTITION = "dedup.source.partition";
     public static final String SOURCE_OFFSET = "dedup.source.offset";
+    /**
+     * The original record's Kafka timestamp, epoch milliseconds, whatever its type (CreateTime or
+     * LogAppendTime of the input topic); absent if it had none. Kept in a header because the dead
+     * letter's own timestamp is overwritten by the broker where the dead-letter topic uses LogAppendTime.
+     */
+    public static final String SOURCE_TIMESTAMP = "dedup.source.timestamp";
     /** {@code true} on a dead letter whose value (and perhaps key or headers) was cut to fit the topic; absent otherwise. */
     public static final String TRUNCATED = "dedup.truncated";
     /** On a truncated dead letter: the original value's size in bytes ({@code -1} for a null value). */

@@ -170,6 +170,9 @@ public final class KafkaRecords {
             headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(raw.topic()));
             headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(raw.partition())));
             headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(raw.offset())));
+            if (raw.timestamp() >= 0) {
+                headers.add(DeadLetterHeaders.SOURCE_TIMESTAMP, utf8(Long.toString(raw.timestamp())));
+            }
         }
 
         @Override

@@ -92,7 +92,7 @@ class KafkaRecordsTest {
         assertThat(atLimit.key()).isSameAs(KEY);
         assertThat(header(atLimit, DeadLetterHeaders.TRUNCATED)).isNull();
         assertThat(header(atLimit, DeadLetterHeaders.PAYLOAD_SHA256)).isNull();
-        assertThat(atLimit.headers().toArray()).hasSize(3 + 5);
+        assertThat(atLimit.headers().toArray()).hasSize(3 + 6);
         assertThat(atLimit.topic()).isEqualTo("dlq");
         assertThat(atLimit.timestamp()).isEqualTo(1_700_000_000_000L);
 
