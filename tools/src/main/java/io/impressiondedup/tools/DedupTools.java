@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code java -jar dedup-tools.jar <verb> [--option value ...]}: the dedup job's state tools, each a
- * Flink State Processor API program run on a local Flink in this JVM.
+ * {@code java -jar dedup-tools.jar <verb> [--option value ...]}: the dedup job's tools; the state tools are
+ * each a Flink State Processor API program run on a local Flink in this JVM.
  *
  * <ul>
  *   <li>{@code inspect}: per bucket and shard, what the filters hold and their estimated FPP; with queries,
@@ -15,7 +15,9 @@ import java.util.Map;
  *       ({@link InspectCommand});
  *   <li>{@code bootstrap}: a savepoint of impressions already seen, from a Kafka topic or a file of rows
  *       ({@link BootstrapCommand});
- *   <li>{@code reshape}: a savepoint rewritten for another shard count ({@link ReshapeCommand}).
+ *   <li>{@code reshape}: a savepoint rewritten for another shard count ({@link ReshapeCommand});
+ *   <li>{@code replay}: selected dead letters re-injected into their original topic, a plain Kafka client
+ *       program ({@link ReplayCommand}).
  * </ul>
  *
  * <p>Exit codes: 0 done, 1 failed (the message says why), 2 bad command line (the message names the option).
@@ -34,6 +36,7 @@ public final class DedupTools {
         VERBS.put("inspect", InspectCommand::run);
         VERBS.put("bootstrap", BootstrapCommand::run);
         VERBS.put("reshape", ReshapeCommand::run);
+        VERBS.put("replay", ReplayCommand::run);
     }
 
     private DedupTools() {}
@@ -61,6 +64,7 @@ public final class DedupTools {
                 + "  inspect    what a savepoint's filters hold; with --query-file or --request-id, whether impressions would be"
                 + " dropped\n"
                 + "  bootstrap  write a savepoint of impressions already seen, from a Kafka topic or a file of rows\n"
-                + "  reshape    rewrite a savepoint for another shard count\n";
+                + "  reshape    rewrite a savepoint for another shard count\n"
+                + "  replay     re-inject selected dead letters into their original topic (a Kafka client, no Flink)\n";
     }
 }

@@ -33,6 +33,9 @@ package io.impressiondedup.job.io;
  */
 public final class DeadLetterHeaders {
 
+    /** What every header name of the job starts with; a replay drops headers with it and keeps the record's own. */
+    public static final String PREFIX = "dedup.";
+
     /** malformed, oversized, late or future-timestamp. */
     public static final String REASON = "dedup.reason";
     /** A short human-readable message. */

@@ -1,0 +1,107 @@
+package io.impressiondedup.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.job.io.DeadLetterHeaders;
+import io.impressiondedup.job.io.KafkaRecords;
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.DeadLetterReason;
+import io.impressiondedup.operators.model.RawKafkaRecord;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code dedup-tools.jar replay} as users run it, against a real broker: dead letters written by the job's own
+ * dead-letter serializer ({@link KafkaRecords.DeadLetters}) are re-injected, selected by reason, as the original
+ * records (key, value, own headers, timestamp), read back read_committed; a dry run writes nothing; a record
+ * without the contract's headers is counted and reported, not replayed.
+ */
+class ReplayTest {
+
+    private static final AtomicInteger TOPICS = new AtomicInteger();
+    private static final long T1 = 1_763_900_000_000L;
+    private static final long T2 = 1_763_903_600_000L;
+
+    @Test
+    void replayReInjectsTheSelectedReasonAsTheOriginalRecordsAndADryRunWritesNothing() throws Exception {
+        int n = TOPICS.incrementAndGet();
+        String input = "replay-in-" + n;
+        String dlq = "replay-dlq-" + n;
+        String other = "replay-other-" + n;
+        SharedKafka.broker().createTopics(Map.of(input, 2, dlq, 1, other, 1));
+        String servers = SharedKafka.broker().bootstrapServers();
+
+        KafkaRecords.DeadLetters deadLetters = new KafkaRecords.DeadLetters(dlq, Integer.MAX_VALUE);
+        try (KafkaProducer<byte[], byte[]> producer = producer(servers)) {
+            producer.send(deadLetters.serialize(new DeadLetter(raw(input, 1, 10L, T1, "k-late-1", "{\"requestId\":\"a\"}", "trace", "t-1"),
+                    DeadLetterReason.LATE, "3 days behind the watermark"), null, null)).get();
+            producer.send(deadLetters.serialize(new DeadLetter(raw(input, 0, 11L, T1 + 1, "k-malformed", "{\"requestId\":", "trace", "t-2"),
+                    DeadLetterReason.MALFORMED, "invalid JSON"), null, null)).get();
+            producer.send(new ProducerRecord<>(dlq, null, T1, utf8("stray"), utf8("no contract headers"))).get();
+            producer.send(deadLetters.serialize(new DeadLetter(raw(input, 0, 12L, T2, "k-late-2", "{\"requestId\":\"b\"}", "h", "v"),
+                    DeadLetterReason.LATE, "2 days behind the watermark"), null, null)).get();
+        }
+
+        DedupToolsProcess.Result dryRun = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
+                "--reason", "late", "--to-topic", other, "--dry-run").succeeded();
+        assertThat(dryRun.stdout()).contains("4 dead letters read, 2 to replay, 1 skipped").contains("dlq-" + n + "-0@2");
+        assertThat(ConsumedRecords.readAll(servers, other)).isEmpty();
+
+        DedupToolsProcess.Result replay = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
+                "--reason", "late").succeeded();
+        assertThat(replay.stdout()).contains("4 dead letters read, 2 replayed, 1 skipped")
+                .containsPattern("late\\s+2\\s+0").containsPattern("malformed\\s+0\\s+1")
+                .contains("skipped, not a dead letter of the job: 1");
+
+        List<ConsumerRecord<byte[], byte[]>> replayed = ConsumedRecords.readAll(servers, input);
+        replayed.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
+        assertThat(replayed).hasSize(2);
+        assertOriginal(replayed.get(0), "k-late-1", "{\"requestId\":\"a\"}", T1, "trace", "t-1");
+        assertOriginal(replayed.get(1), "k-late-2", "{\"requestId\":\"b\"}", T2, "h", "v");
+        assertThat(ConsumedRecords.readAll(servers, other)).isEmpty();
+    }
+
+    private static void assertOriginal(ConsumerRecord<byte[], byte[]> record, String key, String value, long timestamp, String header,
+            String headerValue) {
+        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(key);
+        assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo(value);
+        assertThat(record.timestamp()).isEqualTo(timestamp);
+        Header[] headers = record.headers().toArray();
+        assertThat(headers).hasSize(1);
+        assertThat(headers[0].key()).isEqualTo(header);
+        assertThat(new String(headers[0].value(), StandardCharsets.UTF_8)).isEqualTo(headerValue);
+        assertThat(record.headers().lastHeader(DeadLetterHeaders.REASON)).isNull();
+    }
+
+    private static RawKafkaRecord raw(String topic, int partition, long offset, long timestamp, String key, String value, String header,
+            String headerValue) {
+        return new RawKafkaRecord(topic, partition, offset, timestamp, utf8(key), utf8(value), new String[] {header},
+                new byte[][] {utf8(headerValue)});
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(String servers) {
+        Properties properties = new Properties();
+        properties.put("bootstrap.servers", servers);
+        properties.put("acks", "all");
+        return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static Path workDir() {
+        return Repository.buildDirectory().resolve("replay-test");
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
