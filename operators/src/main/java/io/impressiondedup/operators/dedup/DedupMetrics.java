@@ -1,5 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.FilterStatistics;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -12,7 +13,9 @@ import org.apache.flink.metrics.MetricGroup;
  *
  * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
  * instant; {@code late-duplicates} is the part of {@code duplicates} that arrived past the allowed
- * lateness and was still found in a live bucket (a copy, not a lost impression); {@code filter-expansions} counts layers added because a bucket ran over its planned
+ * lateness and was still found in a live bucket (a copy, not a lost impression); the part of {@code late} sent to the
+ * dead-letter output ({@code --late-policy dead-letter}) is also counted as {@link DeadLetterMetric} with reason
+ * {@code late}, next to the router's reasons; {@code filter-expansions} counts layers added because a bucket ran over its planned
  * capacity; {@code capped-insertions} unique impressions inserted into a full layer because their
  * shard reached the shard state cap (or the filter its most layers): nonzero means some shard trades
  * FPP for memory, which {@code estimated-fpp} then shows; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
@@ -61,6 +64,8 @@ final class DedupMetrics {
     final Tally duplicates;
     final Tally late;
     final Tally lateDuplicates;
+    /** Late records routed to the dead-letter output: {@code reason=late} / {@code dead-letters}. */
+    final Counter lateDeadLetters;
     final Counter bucketExpiriesDeferred;
     final Counter filterExpansions;
     final Counter cappedInsertions;
@@ -84,6 +89,7 @@ final class DedupMetrics {
         duplicates = Tally.register(DUPLICATES, group, context);
         late = Tally.register(LATE, group, context);
         lateDuplicates = Tally.register(LATE_DUPLICATES, group, context);
+        lateDeadLetters = DeadLetterMetric.register(group, DeadLetterReason.LATE);
         bucketExpiriesDeferred = group.counter(BUCKET_EXPIRIES_DEFERRED);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
         cappedInsertions = group.counter(CAPPED_INSERTIONS);

@@ -326,6 +326,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.late.inc();
         switch (settings.latePolicy()) {
             case DEAD_LETTER:
+                metrics.lateDeadLetters.inc();
                 output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
                 break;
             case EMIT:
