@@ -12,7 +12,8 @@ import org.apache.flink.metrics.MetricGroup;
  * label, so every operator that dead-letters (the router for {@code malformed}, {@code oversized} and {@code
  * future-timestamp}, the dedup operator for {@code late}) exports one series name, {@code
  * flink_taskmanager_job_task_operator_reason_dead_letters{reason="malformed",...}}, and a dashboard or an alert sums
- * it {@code by (reason)} without knowing the reasons in advance. The counter is incremented where the record is routed
+ * it {@code by (reason)} without knowing the reasons in advance. The label's value is the {@code dedup.reason}
+ * header's, except that the reporter writes {@code -} as {@code _} ({@code reason="future_timestamp"}). The counter is incremented where the record is routed
  * to the dead-letter output, so it counts what the dead-letter sink receives: a late record kept or dropped under
  * another {@code --late-policy} is not counted here (it is in {@code late}).
  */

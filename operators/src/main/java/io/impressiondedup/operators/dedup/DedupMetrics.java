@@ -36,7 +36,9 @@ import org.apache.flink.metrics.MetricGroup;
  * capacity: above 1 the traffic is over plan and layers are being added), and {@code estimated-fpp}
  * (for the worst shard, the summed estimated FPP of its live buckets: the chance a new unique
  * impression is wrongly dropped now; it counts each layer at its
- * current fill, so a layer over-filled past the shard state cap raises it above the budget).
+ * current fill, so a layer over-filled past the shard state cap raises it above the budget), and {@code
+ * configured-fpp} (that budget, {@code --fpp}: a constant, exported so a dashboard or an alert compares the two
+ * without being told the job's options).
  */
 final class DedupMetrics {
 
@@ -58,6 +60,7 @@ final class DedupMetrics {
     static final String BLOOM_BYTES = "bloom-bytes";
     static final String MAX_FILL_RATIO = "max-fill-ratio";
     static final String ESTIMATED_FPP = "estimated-fpp";
+    static final String CONFIGURED_FPP = "configured-fpp";
 
     final Counter recordsIn;
     final Tally unique;
@@ -82,8 +85,11 @@ final class DedupMetrics {
     private volatile double maxFillRatio;
     private volatile double estimatedFpp;
 
-    /** Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too. */
-    DedupMetrics(MetricGroup group, RuntimeContext context) {
+    /**
+     * Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too;
+     * {@code configuredFpp} is the plan's false-positive budget.
+     */
+    DedupMetrics(MetricGroup group, RuntimeContext context, double configuredFpp) {
         recordsIn = group.counter(RECORDS_IN);
         unique = Tally.register(UNIQUE, group, context);
         duplicates = Tally.register(DUPLICATES, group, context);
@@ -103,6 +109,7 @@ final class DedupMetrics {
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
         group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) () -> estimatedFpp);
+        group.gauge(CONFIGURED_FPP, (Gauge<Double>) () -> configuredFpp);
     }
 
     int liveBuckets() {

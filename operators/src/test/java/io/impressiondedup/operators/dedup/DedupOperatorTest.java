@@ -375,6 +375,7 @@ class DedupOperatorTest {
             assertThat((Integer) h.gauge(DedupMetrics.LIVE_BUCKETS)).isEqualTo(1);
             assertThat((Double) h.gauge(DedupMetrics.ESTIMATED_FPP)).isGreaterThan(0).isLessThan(settings.plan().bucketFpp());
             assertThat((Long) h.gauge(DedupMetrics.BLOOM_BYTES)).isPositive();
+            assertThat((Double) h.gauge(DedupMetrics.CONFIGURED_FPP)).isEqualTo(settings.plan().fpp());
         }
     }
 
