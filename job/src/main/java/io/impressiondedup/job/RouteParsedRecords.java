@@ -6,6 +6,7 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import java.util.EnumMap;
 import java.util.Map;
+import io.impressiondedup.operators.dedup.DeadLetterMetric;
 import io.impressiondedup.operators.dedup.Tally;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Splits what the source parsed: impressions go on to dedup, dead letters to {@link #DEAD_LETTERS}.
- * Counts both ({@link Tally}: a metric and an accumulator of the same name each: {@code input},
- * {@code dead-lettered}, and {@code dead-lettered.<reason>} per reason), and logs its share of the
+ * Counts both ({@link Tally}: a metric and an accumulator of the same name each: {@code input} and
+ * {@code dead-lettered}; per reason the accumulator {@code dead-lettered.<reason>} and the counter {@link
+ * DeadLetterMetric} labelled with the reason, which the dedup operator also keeps for {@code late}), and logs its share of the
  * account at every completed checkpoint and at close. Exports the job's {@link LongestSafeOutage} as
  * the gauge {@value LongestSafeOutage#METRIC}: a job-side operator every deployment has, next to
  * the input count an outage alert already watches.
@@ -52,7 +54,8 @@ public final class RouteParsedRecords extends ProcessFunction<ParsedRecord, Impr
         byReason = new EnumMap<>(DeadLetterReason.class);
         for (DeadLetterReason reason : DeadLetterReason.values()) {
             if (reason != DeadLetterReason.LATE) { // late records are counted by the dedup operator
-                byReason.put(reason, Tally.register(Accounting.deadLetteredAccumulator(reason), metrics, getRuntimeContext()));
+                byReason.put(reason, Tally.register(Accounting.deadLetteredAccumulator(reason),
+                        DeadLetterMetric.register(metrics, reason), getRuntimeContext()));
             }
         }
     }

@@ -211,11 +211,13 @@ class ClusterIT {
             last.join();
             awaitAllInputCommitted("the last third, across the failover");
 
-            String metrics = scrapePrometheus();
+            String metrics = ofJob(scrapePrometheus(), second);
             for (String metric : List.of("records_in", "unique", "duplicates", "late", "filter_expansions", "live_buckets",
                     "bloom_bytes", "max_fill_ratio", "estimated_fpp")) {
                 assertThat(metrics).as("Prometheus metric %s", metric).contains("flink_taskmanager_job_task_operator_" + metric + "{");
             }
+            assertDeadLettersByReasonMatchTheAccount(metrics);
+            assertTheObservabilityPackUsesOnlyExportedMetrics(second);
             cluster.script("job.sh", "stop-with-savepoint", second);
         }
 
@@ -335,6 +337,78 @@ class ClusterIT {
         share[0] = checkpoint;
         System.arraycopy(counts, 0, share, 1, counts.length);
         last.merge(subtask, share, (a, b) -> a[0] >= b[0] ? a : b);
+    }
+
+    /**
+     * The labelled counter {@code dead-letters} by {@code reason} against the account's counters in the same scrape
+     * (all input committed, so nothing in flight): the router's reasons sum to its {@code dead-lettered}, {@code
+     * late} equals the dedup operator's {@code late} (the default late policy dead-letters every late miss).
+     */
+    private static void assertDeadLettersByReasonMatchTheAccount(String metrics) {
+        Map<String, Long> byReason = new HashMap<>();
+        Matcher m = DEAD_LETTERS_BY_REASON.matcher(metrics);
+        while (m.find()) {
+            byReason.merge(m.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+        }
+        long routed = byReason.entrySet().stream().filter(e -> !e.getKey().equals("late")).mapToLong(Map.Entry::getValue).sum();
+        String account = "dead letters by reason " + byReason;
+        assertThat(byReason.keySet()).as(account).contains("malformed", "oversized", "future_timestamp", "late"); // the reporter writes - in label values as _
+        assertThat(routed).as(account).isPositive().isEqualTo(sum(metrics, "flink_taskmanager_job_task_operator_dead_lettered"));
+        assertThat(byReason.get("late")).as(account).isEqualTo(sum(metrics, "flink_taskmanager_job_task_operator_late"));
+    }
+
+    private static final Pattern DEAD_LETTERS_BY_REASON =
+            Pattern.compile("(?m)^flink_taskmanager_job_task_operator_reason_dead_letters\\{[^}]*\\breason=\"([^\"]+)\"[^}]*} (\\S+)$");
+
+    /** The sum of the series {@code name} (every subtask) in a scrape. */
+    private static long sum(String metrics, String name) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{[^}]*} (\\S+)$").matcher(metrics);
+        long sum = 0;
+        while (m.find()) {
+            sum += (long) Double.parseDouble(m.group(1));
+        }
+        return sum;
+    }
+
+    /**
+     * Every Flink metric the Grafana dashboard and the alert rules of {@code deploy/observability/} name must be exported
+     * by this running job, TaskManagers' and JobManager's reporters alike (the JobManager's checkpoint metrics appear once
+     * the job has checkpointed), and every label value they select by must occur (the reporter rewrites label values:
+     * {@code operator_name="Deduplicate_impressions"}), or a panel stays empty and an alert never fires.
+     */
+    private void assertTheObservabilityPackUsesOnlyExportedMetrics(String jobId) throws Exception {
+        String[] scrape = new String[1];
+        waitUntil(Duration.ofSeconds(30), "the JobManager's job metrics on its Prometheus reporter", () -> {
+            scrape[0] = ofJob(scrapePrometheus(), jobId);
+            return scrape[0].contains("flink_jobmanager_job_lastCheckpointDuration{");
+        });
+        java.util.Set<String> exported = ObservabilityPack.exportedNames(scrape[0]);
+        Path scrapeFile = Repository.buildDirectory().resolve("cluster-it-prometheus.txt");
+        Files.writeString(scrapeFile, scrape[0]);
+        Map<String, java.util.Set<String>> used = ObservabilityPack.metricNames();
+        Map<String, java.util.Set<String>> missing = new java.util.TreeMap<>(used);
+        missing.keySet().removeAll(exported);
+        assertThat(used).as("Flink metrics named in deploy/observability").isNotEmpty();
+        assertThat(missing).as("metrics deploy/observability names that the running job does not export (see %s)", scrapeFile)
+                .isEmpty();
+        List<ObservabilityPack.LabelMatcher> matchers = ObservabilityPack.labelMatchers();
+        assertThat(matchers).as("label matchers in deploy/observability").isNotEmpty();
+        assertThat(matchers).as("label matchers of deploy/observability that select no series of the running job (see %s)",
+                scrapeFile).allMatch(matcher -> ObservabilityPack.selectsSomeSeries(matcher, scrape[0]));
+    }
+
+    /**
+     * The series of one job ({@code job_id} label): the ports 9249-9260 are shared by every Flink JVM on the machine,
+     * another cluster's (a parallel build's) included.
+     */
+    private static String ofJob(String scrape, String jobId) {
+        StringBuilder lines = new StringBuilder();
+        for (String line : scrape.split("\n")) {
+            if (line.contains("job_id=\"" + jobId + "\"")) {
+                lines.append(line).append('\n');
+            }
+        }
+        return lines.toString();
     }
 
     private String scrapePrometheus() {

@@ -1,5 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.FilterStatistics;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -12,7 +13,9 @@ import org.apache.flink.metrics.MetricGroup;
  *
  * <p>Counters: {@code records-in} = {@code unique} + {@code duplicates} + {@code late} at every
  * instant; {@code late-duplicates} is the part of {@code duplicates} that arrived past the allowed
- * lateness and was still found in a live bucket (a copy, not a lost impression); {@code filter-expansions} counts layers added because a bucket ran over its planned
+ * lateness and was still found in a live bucket (a copy, not a lost impression); the part of {@code late} sent to the
+ * dead-letter output ({@code --late-policy dead-letter}) is also counted as {@link DeadLetterMetric} with reason
+ * {@code late}, next to the router's reasons; {@code filter-expansions} counts layers added because a bucket ran over its planned
  * capacity; {@code capped-insertions} unique impressions inserted into a full layer because their
  * shard reached the shard state cap (or the filter its most layers): nonzero means some shard trades
  * FPP for memory, which {@code estimated-fpp} then shows; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
@@ -33,7 +36,9 @@ import org.apache.flink.metrics.MetricGroup;
  * capacity: above 1 the traffic is over plan and layers are being added), and {@code estimated-fpp}
  * (for the worst shard, the summed estimated FPP of its live buckets: the chance a new unique
  * impression is wrongly dropped now; it counts each layer at its
- * current fill, so a layer over-filled past the shard state cap raises it above the budget).
+ * current fill, so a layer over-filled past the shard state cap raises it above the budget), and {@code
+ * configured-fpp} (that budget, {@code --fpp}: a constant, exported so a dashboard or an alert compares the two
+ * without being told the job's options).
  */
 final class DedupMetrics {
 
@@ -55,12 +60,15 @@ final class DedupMetrics {
     static final String BLOOM_BYTES = "bloom-bytes";
     static final String MAX_FILL_RATIO = "max-fill-ratio";
     static final String ESTIMATED_FPP = "estimated-fpp";
+    static final String CONFIGURED_FPP = "configured-fpp";
 
     final Counter recordsIn;
     final Tally unique;
     final Tally duplicates;
     final Tally late;
     final Tally lateDuplicates;
+    /** Late records routed to the dead-letter output: {@code reason=late} / {@code dead-letters}. */
+    final Counter lateDeadLetters;
     final Counter bucketExpiriesDeferred;
     final Counter filterExpansions;
     final Counter cappedInsertions;
@@ -77,13 +85,17 @@ final class DedupMetrics {
     private volatile double maxFillRatio;
     private volatile double estimatedFpp;
 
-    /** Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too. */
-    DedupMetrics(MetricGroup group, RuntimeContext context) {
+    /**
+     * Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too;
+     * {@code configuredFpp} is the plan's false-positive budget.
+     */
+    DedupMetrics(MetricGroup group, RuntimeContext context, double configuredFpp) {
         recordsIn = group.counter(RECORDS_IN);
         unique = Tally.register(UNIQUE, group, context);
         duplicates = Tally.register(DUPLICATES, group, context);
         late = Tally.register(LATE, group, context);
         lateDuplicates = Tally.register(LATE_DUPLICATES, group, context);
+        lateDeadLetters = DeadLetterMetric.register(group, DeadLetterReason.LATE);
         bucketExpiriesDeferred = group.counter(BUCKET_EXPIRIES_DEFERRED);
         filterExpansions = group.counter(FILTER_EXPANSIONS);
         cappedInsertions = group.counter(CAPPED_INSERTIONS);
@@ -97,6 +109,7 @@ final class DedupMetrics {
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
         group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) () -> estimatedFpp);
+        group.gauge(CONFIGURED_FPP, (Gauge<Double>) () -> configuredFpp);
     }
 
     int liveBuckets() {

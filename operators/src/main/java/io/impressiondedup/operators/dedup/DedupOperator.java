@@ -226,7 +226,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public void open() throws Exception {
         super.open();
         expiryTimers = getInternalTimerService(DedupStateLayout.EXPIRY_TIMERS, LongSerializer.INSTANCE, this);
-        metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext());
+        metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext(), plan.fpp());
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
         int cachedGroups = PageGroupCache.groupsFor(settings.pageCacheBytes(), plan);
@@ -326,6 +326,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.late.inc();
         switch (settings.latePolicy()) {
             case DEAD_LETTER:
+                metrics.lateDeadLetters.inc();
                 output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
                 break;
             case EMIT:

@@ -1,6 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
@@ -35,12 +36,12 @@ final class DedupHarness implements AutoCloseable {
     final KeyedOneInputStreamOperatorTestHarness<Integer, Impression, Impression> harness;
     final DedupSettings settings;
     final ShardKeySelector keySelector;
-    private final InterceptingOperatorMetricGroup metrics;
+    private final KeyedInterceptingMetricGroup metrics;
 
     private DedupHarness(DedupSettings settings, Backend backend, int parallelism, int subtask) throws Exception {
         this.settings = settings;
         this.keySelector = new ShardKeySelector(settings.plan().shards(), MAX_PARALLELISM);
-        this.metrics = new InterceptingOperatorMetricGroup();
+        this.metrics = new KeyedInterceptingMetricGroup();
         InterceptingOperatorMetricGroup operatorGroup = metrics;
         UnregisteredMetricGroups.UnregisteredTaskMetricGroup taskGroup = new UnregisteredMetricGroups.UnregisteredTaskMetricGroup() {
             @Override
@@ -128,6 +129,13 @@ final class DedupHarness implements AutoCloseable {
 
     long counter(String name) {
         return ((Counter) Objects.requireNonNull(metrics.get(name), name)).getCount();
+    }
+
+    /** The {@link DeadLetterMetric} counter of {@code reason}. */
+    long deadLetters(DeadLetterReason reason) {
+        InterceptingOperatorMetricGroup group = Objects.requireNonNull(
+                metrics.subgroup(DeadLetterMetric.REASON_KEY, reason.headerValue()), "metric group reason=" + reason.headerValue());
+        return ((Counter) Objects.requireNonNull(group.get(DeadLetterMetric.NAME), DeadLetterMetric.NAME)).getCount();
     }
 
     Object gauge(String name) {

@@ -249,6 +249,23 @@ class DedupOperatorTest {
         }
     }
 
+    /** The dashboards' dead letters by reason: {@code late} counts what goes to the dead-letter output, not every late miss. */
+    @ParameterizedTest
+    @EnumSource(LatePolicy.class)
+    void onlyLateMissesSentToTheDeadLetterOutputCountAsDeadLettersWithReasonLate(LatePolicy policy) throws Exception {
+        DedupSettings settings = DedupSettings.builder().plan(defaults().plan()).latePolicy(policy).build();
+        try (DedupHarness h = DedupHarness.open(settings, Backend.HASHMAP)) {
+            h.watermark(T0 + 5 * DAY);
+            h.process(impression("old", "a", T0 + HOUR));
+            h.process(impression("ancient", "a", T0 - 10 * DAY));
+            h.process(impression("fresh", "a", T0 + 5 * DAY));
+
+            assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(2);
+            assertThat(h.deadLetters(DeadLetterReason.LATE)).as("dead letters with reason late under %s", policy)
+                    .isEqualTo(h.late().size()).isEqualTo(policy == LatePolicy.DEAD_LETTER ? 2 : 0);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void underTheDropPolicyALateMissIsOnlyCounted(Backend backend) throws Exception {
@@ -358,6 +375,7 @@ class DedupOperatorTest {
             assertThat((Integer) h.gauge(DedupMetrics.LIVE_BUCKETS)).isEqualTo(1);
             assertThat((Double) h.gauge(DedupMetrics.ESTIMATED_FPP)).isGreaterThan(0).isLessThan(settings.plan().bucketFpp());
             assertThat((Long) h.gauge(DedupMetrics.BLOOM_BYTES)).isPositive();
+            assertThat((Double) h.gauge(DedupMetrics.CONFIGURED_FPP)).isEqualTo(settings.plan().fpp());
         }
     }
 
