@@ -95,6 +95,40 @@ class DeployConfigurationTest {
         assertThat(Files.readString(K8S.resolve("Dockerfile"))).containsPattern("(?m)^FROM flink:" + Pattern.quote(flinkVersion) + "-java17$");
     }
 
+    /**
+     * The manifest runs the jar the Dockerfile copies, the Dockerfile copies the jar the job module builds, and the image
+     * the manifest names is the one the Dockerfile and the docs tell users to build (the registry is theirs to choose).
+     */
+    @Test
+    void theManifestRunsTheJarTheDockerfileCopiesFromTheBuildUnderTheImageTheDocsBuild() throws Exception {
+        String dockerfile = Files.readString(K8S.resolve("Dockerfile"));
+        java.util.regex.Matcher copy = Pattern.compile("(?m)^COPY (?:--chown=\\S+ )?(\\S+) (\\S+)$").matcher(dockerfile);
+        assertThat(copy.find()).as("a COPY of the job jar in the Dockerfile").isTrue();
+        String shadedJar = "job/target/" + Files.readString(REPO.resolve("job/pom.xml"))
+                .replaceAll("(?s).*<finalName>([^<]+)</finalName>.*", "$1") + ".jar";
+        assertThat(copy.group(1)).as("the jar the Dockerfile copies").isEqualTo(shadedJar);
+        assertThat(deployment().path("spec").path("job").path("jarURI").asText()).isEqualTo("local://" + copy.group(2));
+
+        String image = deployment().path("spec").path("image").asText();
+        String nameAndTag = image.substring(image.lastIndexOf('/') + 1);
+        assertThat(nameAndTag).as("the manifest's image, without its registry").isEqualTo("impression-dedup:" + releaseVersion());
+        assertThat(dockerfile).contains("-t <registry>/" + nameAndTag + " .");
+        assertThat(Files.readString(REPO.resolve("deploy/README.md"))).contains("-t <registry>/" + nameAndTag + " .");
+    }
+
+    /** The project's version without -SNAPSHOT: the tag of the image users build from a release. */
+    private static String releaseVersion() throws Exception {
+        String pom = Files.readString(REPO.resolve("pom.xml"));
+        java.util.regex.Matcher version = Pattern.compile("</parent>|<artifactId>impression-dedup-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(pom);
+        while (version.find()) {
+            if (version.group(1) != null) {
+                return version.group(1).replace("-SNAPSHOT", "");
+            }
+        }
+        throw new AssertionError("no project version in pom.xml");
+    }
+
     @Test
     void upgradesAndRescalesGoThroughASavepoint() throws Exception {
         JsonNode job = deployment().path("spec").path("job");
