@@ -25,7 +25,6 @@ import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.SavepointWriter;
@@ -73,28 +72,9 @@ final class BootstrapCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (OptionSources.helpRequested(args)) {
-            out.print(OptionSources.help(USAGE, "Writes a savepoint of the dedup job from a history of impressions (a file of rows or"
-                    + " a Kafka topic), as the job with the same plan options would have built it; start the job from it.", ACCEPTED, true));
-            return 0;
-        }
-        Settings settings;
-        try {
-            settings = Settings.parse(args);
-        } catch (InvalidOptionException e) {
-            err.println("bootstrap: " + e.getMessage());
-            return 2;
-        }
-        try {
-            return bootstrap(settings, out, err);
-        } catch (InvalidOptionException e) {
-            err.println("bootstrap: " + e.getMessage());
-            return 2;
-        } catch (Exception e) {
-            err.println("bootstrap failed: " + rootMessage(e));
-            e.printStackTrace(err);
-            return 1;
-        }
+        return VerbRun.run("bootstrap", USAGE, "Writes a savepoint of the dedup job from a history of impressions (a file of rows or"
+                + " a Kafka topic), as the job with the same plan options would have built it; start the job from it.", ACCEPTED, true,
+                args, out, err, Settings::parse, BootstrapCommand::bootstrap);
     }
 
     private static int bootstrap(Settings settings, PrintStream out, PrintStream err) throws Exception {
@@ -188,14 +168,6 @@ final class BootstrapCommand {
                 }
             }
         }
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (caused by " + root + ")";
     }
 
     /** The command line, typed and checked; every failure names the option. */

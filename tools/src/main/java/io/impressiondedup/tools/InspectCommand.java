@@ -55,36 +55,22 @@ final class InspectCommand {
     private InspectCommand() {}
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        Request request;
-        try {
-            if (OptionSources.helpRequested(args)) {
-                out.print(OptionSources.help(USAGE, "Prints what the dedup state of a savepoint holds: per bucket (and with --per-shard"
-                        + " per shard) inserted impressions, fill, growth layers, bits set, estimated FPP and bytes, with the"
-                        + " job-wide figures its gauges showed; or, for given impressions, whether the job restored from it would"
-                        + " drop them as duplicates (and in which bucket they were found), pass them as new, or set them aside as"
-                        + " late. Give the job's --bucket-size, --retention, --allowed-lateness, --zone and"
-                        + " --fingerprint-secret-file if it ran with them.", ACCEPTED, false));
-                return 0;
-            }
-            request = Request.parse(args);
-        } catch (InvalidOptionException e) {
-            err.println("inspect: " + e.getMessage());
-            return 2;
-        }
-        try {
-            StateBackend backend = ToolOptions.backendOf(request.options.get(DedupJobOptions.STATE_BACKEND));
-            DedupSavepoint savepoint = DedupSavepoint.open(request.savepoint, backend);
-            checkSecret(savepoint.facts(), request.secret);
-            InspectReport report = inspect(savepoint, backend, request);
-            out.print(request.options.get(InspectOptions.JSON) ? report.json() : report.table());
-            return 0;
-        } catch (InvalidOptionException e) {
-            err.println("inspect: " + e.getMessage());
-            return 2;
-        } catch (Exception e) {
-            err.println("inspect: failed on --" + ToolOptions.SAVEPOINT.key() + " " + request.savepoint + ": " + e);
-            return 1;
-        }
+        return VerbRun.run("inspect", USAGE, "Prints what the dedup state of a savepoint holds: per bucket (and with --per-shard"
+                + " per shard) inserted impressions, fill, growth layers, bits set, estimated FPP and bytes, with the"
+                + " job-wide figures its gauges showed; or, for given impressions, whether the job restored from it would"
+                + " drop them as duplicates (and in which bucket they were found), pass them as new, or set them aside as"
+                + " late. Give the job's --bucket-size, --retention, --allowed-lateness, --zone and"
+                + " --fingerprint-secret-file if it ran with them.", ACCEPTED, false, args, out, err, Request::parse,
+                InspectCommand::inspect);
+    }
+
+    private static int inspect(Request request, PrintStream out, PrintStream err) throws Exception {
+        StateBackend backend = ToolOptions.backendOf(request.options.get(DedupJobOptions.STATE_BACKEND));
+        DedupSavepoint savepoint = DedupSavepoint.open(request.savepoint, backend);
+        checkSecret(savepoint.facts(), request.secret);
+        InspectReport report = inspect(savepoint, backend, request);
+        out.print(request.options.get(InspectOptions.JSON) ? report.json() : report.table());
+        return 0;
     }
 
     /** The command line, checked: every mistake fails naming its option, before any savepoint is read. */

@@ -56,28 +56,10 @@ final class ReplayCommand {
     private ReplayCommand() {}
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (OptionSources.helpRequested(args)) {
-            out.print(OptionSources.help(USAGE, "Re-injects dead letters of the dedup job, selected by reason (and source, offsets or"
-                    + " time), into their original topic as the original records: key, value, own headers, timestamp.", ACCEPTED, true));
-            return 0;
-        }
-        Settings settings;
-        try {
-            settings = Settings.parse(args);
-        } catch (InvalidOptionException e) {
-            err.println("replay: " + e.getMessage());
-            return 2;
-        }
-        try {
-            return replay(settings, out, err);
-        } catch (InvalidOptionException e) {
-            err.println("replay: " + e.getMessage());
-            return 2;
-        } catch (Exception e) {
-            err.println("replay failed, nothing written: " + e);
-            e.printStackTrace(err);
-            return 1;
-        }
+        return VerbRun.run("replay", USAGE, "Re-injects dead letters of the dedup job, selected by reason (and source, offsets or"
+                + " time), into their original topic as the original records: key, value, own headers, timestamp. All in one"
+                + " Kafka transaction: a replay that fails writes nothing.", ACCEPTED, true, args, out, err, Settings::parse,
+                ReplayCommand::replay);
     }
 
     private static int replay(Settings settings, PrintStream out, PrintStream err) {

@@ -60,49 +60,39 @@ final class ReshapeCommand {
     private ReshapeCommand() {}
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        Configuration options;
-        try {
-            if (OptionSources.helpRequested(args)) {
-                out.print(OptionSources.help(USAGE, "Rewrites a savepoint of the dedup job for a shard count that is a multiple of its"
-                        + " own: each new shard starts with a copy of its parent shard's filters (no copy can pass, no FPP cost per"
-                        + " lookup; the copied days take that many times their memory until they expire). Other operators' state"
-                        + " (Kafka offsets, transactions) is kept. Start the job from --output with the new --shards.",
-                        OPTIONS, false));
-                return 0;
+        return VerbRun.run("reshape", USAGE, "Rewrites a savepoint of the dedup job for a shard count that is a multiple of its"
+                + " own: each new shard starts with a copy of its parent shard's filters (no copy can pass, no FPP cost per"
+                + " lookup; the copied days take that many times their memory until they expire). Other operators' state"
+                + " (Kafka offsets, transactions) is kept. Start the job from --output with the new --shards.", OPTIONS, false,
+                args, out, err, ReshapeCommand::parse, ReshapeCommand::reshape);
+    }
+
+    private static Configuration parse(String[] args) {
+        Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, OPTIONS, false));
+        DedupJobConfig.check(options, OPTIONS);
+        for (ConfigOption<?> required : List.of(ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS)) {
+            if (!options.contains(required)) {
+                throw new InvalidOptionException("Missing required option --" + required.key() + ". Run with --help for the list.");
             }
-            options = Configuration.fromMap(OptionSources.fromArguments(args, OPTIONS, false));
-            DedupJobConfig.check(options, OPTIONS);
-            for (ConfigOption<?> required : List.of(ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS)) {
-                if (!options.contains(required)) {
-                    throw new InvalidOptionException("Missing required option --" + required.key() + ". Run with --help for the list.");
-                }
-            }
-        } catch (InvalidOptionException e) {
-            err.println("reshape: " + e.getMessage());
-            return 2;
         }
-        try {
-            StateBackend backend = ToolOptions.backendOf(options.get(DedupJobOptions.STATE_BACKEND));
-            DedupSavepoint savepoint = DedupSavepoint.open(options.get(ToolOptions.SAVEPOINT), backend);
-            int from = savepoint.facts().shards();
-            int to = options.get(DedupJobOptions.SHARDS);
-            String refused = refusal(from, to);
-            if (refused != null) {
-                err.println("reshape: " + refused);
-                return 2;
-            }
-            long bytes = reshape(savepoint, to, options.get(ToolOptions.OUTPUT), backend, options.get(ToolOptions.PARALLELISM));
-            out.printf("Reshaped %s from %d to %d shards: each new shard holds a copy of its parent's filters.%n  %s%n"
-                            + "  %,d bytes of dedup state written, %dx the savepoint's until the copied buckets expire.%n"
-                            + "Start the job from it with --shards %d (and the same --max-parallelism %d).%n",
-                    savepoint.path(), from, to, options.get(ToolOptions.OUTPUT), bytes, to / from, to,
-                    savepoint.facts().maxParallelism());
-            return 0;
-        } catch (Exception e) {
-            err.println("reshape: failed: " + e);
-            e.printStackTrace(err);
-            return 1;
+        return options;
+    }
+
+    private static int reshape(Configuration options, PrintStream out, PrintStream err) throws Exception {
+        StateBackend backend = ToolOptions.backendOf(options.get(DedupJobOptions.STATE_BACKEND));
+        DedupSavepoint savepoint = DedupSavepoint.open(options.get(ToolOptions.SAVEPOINT), backend);
+        int from = savepoint.facts().shards();
+        int to = options.get(DedupJobOptions.SHARDS);
+        String refused = refusal(from, to);
+        if (refused != null) {
+            throw new InvalidOptionException(refused);
         }
+        long bytes = reshape(savepoint, to, options.get(ToolOptions.OUTPUT), backend, options.get(ToolOptions.PARALLELISM));
+        out.printf("Reshaped %s from %d to %d shards: each new shard holds a copy of its parent's filters.%n  %s%n"
+                        + "  %,d bytes of dedup state written, %dx the savepoint's until the copied buckets expire.%n"
+                        + "Start the job from it with --shards %d (and the same --max-parallelism %d).%n",
+                savepoint.path(), from, to, options.get(ToolOptions.OUTPUT), bytes, to / from, to, savepoint.facts().maxParallelism());
+        return 0;
     }
 
     /** Why {@code from -> to} shards cannot be done without loss, or {@code null} if it can. */
