@@ -4,7 +4,6 @@ import static io.impressiondedup.job.config.DedupJobOptions.*;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
@@ -13,7 +12,6 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -230,25 +228,14 @@ final class BootstrapCommand {
             plan = DedupJobConfig.plan(options);
             maxParallelism = options.get(MAX_PARALLELISM);
             stateBackend = options.get(STATE_BACKEND);
-            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(Settings::readSecret).orElse(null);
+            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
             fingerprintCheck = FingerprintSecret.checkValueOf(secret);
             asOf = options.getOptional(BootstrapOptions.AS_OF).map(Settings::asOf).orElse(null);
         }
 
         static Settings parse(String... args) {
-            Map<String, String> given = OptionSources.fromArguments(args, ACCEPTED, true);
-            Map<String, String> values = new LinkedHashMap<>();
-            Map<String, String> kafka = new LinkedHashMap<>();
-            given.forEach((key, value) -> {
-                if (key.startsWith(KAFKA_PREFIX)) {
-                    kafka.put(key.substring(KAFKA_PREFIX.length()), value);
-                } else {
-                    values.put(key, value);
-                }
-            });
-            Configuration options = Configuration.fromMap(values);
-            DedupJobConfig.check(options, ACCEPTED);
-            return new Settings(options, kafka);
+            ToolArguments parsed = ToolArguments.parse(args, ACCEPTED);
+            return new Settings(parsed.options(), parsed.kafkaProperties());
         }
 
         HistorySource history() {
@@ -276,16 +263,6 @@ final class BootstrapCommand {
                         + ": expected an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z) or epoch milliseconds");
             }
             return millis;
-        }
-
-        private static FingerprintSecret readSecret(String file) {
-            try {
-                return FingerprintSecret.read(java.nio.file.Path.of(file));
-            } catch (java.io.IOException e) {
-                throw new InvalidOptionException("Cannot read --" + FINGERPRINT_SECRET_FILE.key() + " " + file + ": " + e, e);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidOptionException("Invalid --" + FINGERPRINT_SECRET_FILE.key() + " " + file + ": " + e.getMessage(), e);
-            }
         }
     }
 }

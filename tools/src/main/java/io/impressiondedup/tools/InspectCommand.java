@@ -8,7 +8,6 @@ import io.impressiondedup.state.FilterStatistics;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,7 +96,7 @@ final class InspectCommand {
                 throw new InvalidOptionException("--" + DedupJobOptions.BUCKET_SIZE.key() + " with --" + DedupJobOptions.ZONE.key()
                         + ": " + e.getMessage(), e);
             }
-            FingerprintSecret secret = options.getOptional(DedupJobOptions.FINGERPRINT_SECRET_FILE).map(Request::readSecret).orElse(null);
+            FingerprintSecret secret = options.getOptional(DedupJobOptions.FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
             return new Request(options, savepoint, buckets, secret, rows(options));
         }
 
@@ -139,18 +138,6 @@ final class InspectCommand {
             }
             long eventTime = QueryFile.eventTime(options.get(InspectOptions.EVENT_TIME), "--" + InspectOptions.EVENT_TIME.key());
             return List.of(new QueryFile.Row(requestId, adId, eventTime));
-        }
-
-        /** The secret, as the job reads it; fails naming the option and the file, never the secret. */
-        private static FingerprintSecret readSecret(String file) {
-            try {
-                return FingerprintSecret.read(Path.of(file));
-            } catch (IOException e) {
-                throw new InvalidOptionException("Cannot read --" + DedupJobOptions.FINGERPRINT_SECRET_FILE.key() + " " + file + ": " + e, e);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidOptionException("Invalid --" + DedupJobOptions.FINGERPRINT_SECRET_FILE.key() + " " + file + ": "
-                        + e.getMessage(), e);
-            }
         }
     }
 

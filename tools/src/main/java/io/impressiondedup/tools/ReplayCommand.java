@@ -2,12 +2,9 @@ package io.impressiondedup.tools;
 
 import static io.impressiondedup.job.config.DedupJobOptions.BOOTSTRAP_SERVERS;
 import static io.impressiondedup.job.config.DedupJobOptions.DLQ_TOPIC;
-import static io.impressiondedup.job.config.DedupJobOptions.KAFKA_PREFIX;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -213,18 +210,8 @@ final class ReplayCommand {
         }
 
         static Settings parse(String... args) {
-            Map<String, String> values = new LinkedHashMap<>();
-            Map<String, String> kafka = new LinkedHashMap<>();
-            OptionSources.fromArguments(args, ACCEPTED, true).forEach((key, value) -> {
-                if (key.startsWith(KAFKA_PREFIX)) {
-                    kafka.put(key.substring(KAFKA_PREFIX.length()), value);
-                } else {
-                    values.put(key, value);
-                }
-            });
-            Configuration options = Configuration.fromMap(values);
-            DedupJobConfig.check(options, ACCEPTED);
-            return new Settings(options, kafka);
+            ToolArguments parsed = ToolArguments.parse(args, ACCEPTED);
+            return new Settings(parsed.options(), parsed.kafkaProperties());
         }
 
         /** Whether the selection (reason, source, time range) takes this dead letter. */

@@ -158,7 +158,7 @@ public final class DedupJobConfig implements Serializable {
     }
 
     /** The secret in the file {@code --fingerprint-secret-file} names; fails naming the option and the file, never the secret. */
-    private static FingerprintSecret readSecret(String file) {
+    public static FingerprintSecret readSecret(String file) {
         try {
             return FingerprintSecret.read(java.nio.file.Path.of(file));
         } catch (java.io.IOException e) {
