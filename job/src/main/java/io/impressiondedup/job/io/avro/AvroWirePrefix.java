@@ -1,0 +1,17 @@
+package io.impressiondedup.job.io.avro;
+
+/** What precedes the Avro binary record in a Kafka value. */
+public enum AvroWirePrefix {
+    /** The value is the record's binary encoding alone. */
+    NONE,
+    /**
+     * The schema registry's wire format (Confluent's serializers, Apicurio in its compatible mode): a magic byte 0,
+     * the writer schema's registry id as a 4-byte big-endian int, then the record.
+     */
+    CONFLUENT;
+
+    /** The magic byte of {@link #CONFLUENT}. */
+    static final byte CONFLUENT_MAGIC = 0;
+    /** The length of {@link #CONFLUENT}'s prefix: magic byte and schema id. */
+    static final int CONFLUENT_PREFIX_BYTES = 5;
+}
