@@ -43,6 +43,9 @@ public final class GeneratorSettings {
     final double delayedShare;
     final Duration delayMin;
     final Duration delayMax;
+    final ValueFormat format;
+    /** With {@link ValueFormat#AVRO}: the schema registry id each value is prefixed with, or null for no prefix. */
+    final Integer avroSchemaId;
 
     private GeneratorSettings(Builder b) {
         seed = b.seed;
@@ -68,6 +71,8 @@ public final class GeneratorSettings {
         delayedShare = b.delayedShare;
         delayMin = b.delayMin;
         delayMax = b.delayMax;
+        format = b.format;
+        avroSchemaId = b.avroSchemaId;
     }
 
     public static Builder builder() {
@@ -106,6 +111,20 @@ public final class GeneratorSettings {
         return delayedShare;
     }
 
+    public ValueFormat format() {
+        return format;
+    }
+
+    /** The schema registry id an Avro value is prefixed with (the 5-byte wire prefix), or null for none. */
+    public Integer avroSchemaId() {
+        return avroSchemaId;
+    }
+
+    /** The schema of {@link ValueFormat#AVRO} values: the text of the resource {@code impression.avsc}. */
+    public static String avroSchemaText() {
+        return AvroImpressionEncoding.schemaText();
+    }
+
     /** Builder of {@link GeneratorSettings}. */
     public static final class Builder {
         private long seed = 1;
@@ -131,6 +150,8 @@ public final class GeneratorSettings {
         private double delayedShare = 0;
         private Duration delayMin = Duration.ofHours(1);
         private Duration delayMax = Duration.ofHours(20);
+        private ValueFormat format = ValueFormat.JSON;
+        private Integer avroSchemaId;
 
         public Builder seed(long seed) {
             this.seed = seed;
@@ -262,12 +283,31 @@ public final class GeneratorSettings {
             return this;
         }
 
+        /**
+         * How values are written: JSON (the default) or Avro. The same seed gives the same records (identities,
+         * times, classes, ground truth) in either format; only the bytes of the values differ.
+         */
+        public Builder format(ValueFormat format) {
+            this.format = format;
+            return this;
+        }
+
+        /** With {@link ValueFormat#AVRO}: prefix each value with the schema registry's wire prefix carrying this id (null: none). */
+        public Builder avroSchemaId(Integer schemaId) {
+            this.avroSchemaId = schemaId;
+            return this;
+        }
+
         /** Validates the settings; a message names the setting's {@code test-data generate} option where it has one. */
         public GeneratorSettings build() {
             Objects.requireNonNull(bucketSize, "bucketSize");
             Objects.requireNonNull(allowedLateness, "allowedLateness");
             Objects.requireNonNull(delayMin, "delayMin");
             Objects.requireNonNull(delayMax, "delayMax");
+            Objects.requireNonNull(format, "format");
+            checkArgument(avroSchemaId == null || format == ValueFormat.AVRO,
+                    "--avro-wire-prefix confluent (schema id %s) needs --format avro, but the format is %s", avroSchemaId, format);
+            checkArgument(avroSchemaId == null || avroSchemaId >= 0, "--avro-schema-id must not be negative, but was %s", avroSchemaId);
             checkArgument(count > 0, "--count must be positive, but was %s", count);
             checkShare("--duplicate-share", duplicateShare, 0.9);
             checkShare("--beyond-retention-share", beyondRetentionShare, 1);

@@ -6,13 +6,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
- * Generates a deterministic stream of JSON impressions, with ground truth, from a seed.
+ * Generates a deterministic stream of impressions, JSON or Avro ({@link ValueFormat}), with ground truth, from a seed.
  *
  * <p><b>The stream.</b> A clock runs from {@code start} over {@code span} in equal steps, one record per
  * step, in the order they are to be written. Each step emits, in this priority: a copy of an earlier
@@ -107,6 +108,8 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private final long[] timeBasedNodes = new long[8];
     private final int[] timeBasedClockSequences = new int[8];
 
+    /** The Avro encoding of the values, or null for JSON. */
+    private final AvroImpressionEncoding avro;
     /** Reused to assemble payloads. */
     private final AsciiByteBuilder payloadBuilder = new AsciiByteBuilder(512);
     /** Copies scheduled and not yet emitted, by due time and then original. */
@@ -135,6 +138,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         this.lateOffsetMillis = 2 * retentionMillis + settings.allowedLateness.toMillis() + bucketMillis + 6 * HOUR;
         this.delayMinMillis = settings.delayMin.toMillis();
         this.delayMaxMillis = settings.delayMax.toMillis();
+        this.avro = settings.format == ValueFormat.AVRO ? new AvroImpressionEncoding(settings.avroSchemaId) : null;
         double originals = 1 - settings.duplicateShare - settings.lateShare - settings.malformedShare - settings.futureShare;
         this.copyProbability = Math.min(1.0, settings.duplicateShare / (originals * MEAN_COPIES));
         for (int i = 0; i < timeBasedNodes.length; i++) {
@@ -382,6 +386,9 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         String requestId = requestId(seq, clock);
         String adId = adId();
         Payload payload = payload(requestId, adId);
+        if (avro != null) {
+            return malformedAvro(seq, clock, requestId, adId, payload);
+        }
         String json;
         String reason = "malformed";
         boolean jsonObject = true;
@@ -427,6 +434,62 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 json.getBytes(StandardCharsets.UTF_8), jsonObject);
     }
 
+    /**
+     * The Avro counterparts of {@link #malformed}'s JSON variants, variant for variant with the same random draws, so
+     * that a seed gives the same stream in either format: truncated, an empty request id, a null ad id (missing), a
+     * timestamp string that is no instant, an absurd timestamp, empty, garbage (its first byte makes it a negative
+     * string length, or a wrong magic byte with the prefix: never a record by chance), oversized, trailing bytes, a
+     * union branch out of range, null.
+     */
+    private GeneratedRecord malformedAvro(long seq, long clock, String requestId, String adId, Payload payload) {
+        byte[] value;
+        String reason = "malformed";
+        switch (random.nextInt(11)) {
+            case 0:
+                byte[] whole = payload.bytes(clock);
+                value = Arrays.copyOf(whole, payload.before.length + 1);
+                break;
+            case 1:
+                value = AvroImpressionEncoding.concat(avro.before("", adId), AvroImpressionEncoding.eventTime(clock), payload.after);
+                break;
+            case 2:
+                value = AvroImpressionEncoding.concat(avro.before(requestId, null), AvroImpressionEncoding.eventTime(clock), payload.after);
+                break;
+            case 3:
+                value = payload.bytes("yesterday");
+                break;
+            case 4:
+                String[] absurd = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
+                String chosen = absurd[random.nextInt(absurd.length)];
+                value = chosen.equals("-5") ? payload.bytes(-5L) : payload.bytes(chosen);
+                break;
+            case 5:
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
+            case 6:
+                byte[] garbage = new byte[50 + random.nextInt(250)];
+                random.nextBytes(garbage);
+                garbage[0] = 1;
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, null, garbage, false);
+            case 7:
+                byte[] full = payload.bytes(clock);
+                // A second block of the attributes map, of one entry, in place of the map's end: valid Avro, only too large.
+                value = AvroImpressionEncoding.concat(Arrays.copyOf(full, full.length - 1),
+                        new AvroImpressionEncoding.Bytes().varint(1).string("padding").string(oversizedPadding()).varint(0).toByteArray());
+                reason = "oversized";
+                break;
+            case 8:
+                value = AvroImpressionEncoding.concat(payload.bytes(clock), new byte[] {0});
+                break;
+            case 9:
+                value = AvroImpressionEncoding.concat(payload.before, new byte[] {(byte) (2 * AvroImpressionEncoding.TS_NO_SUCH_BRANCH)},
+                        payload.after);
+                break;
+            default:
+                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), null, false);
+        }
+        return record(seq, RecordClass.MALFORMED, reason, -1, requestId, adId, Long.MIN_VALUE, keyOf(requestId), value, false);
+    }
+
     /** The filler that makes a value oversized: the same for every such record, so built once. */
     private String oversizedPadding() {
         if (oversizedPadding == null) {
@@ -442,10 +505,10 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private GeneratedRecord record(
             long seq, RecordClass recordClass, String reason, long group, String requestId, String adId, long eventTime, Payload payload) {
         boolean iso = random.nextDouble() < settings.isoTimestampShare;
-        byte[] json = iso
-                ? payload.jsonBytes(Instant.ofEpochMilli(eventTime).toString())
-                : payload.jsonBytes(eventTime);
-        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId), json, true);
+        byte[] value = iso
+                ? payload.bytes(Instant.ofEpochMilli(eventTime).toString())
+                : payload.bytes(eventTime);
+        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId), value, avro == null);
     }
 
     private static GeneratedRecord record(
@@ -488,41 +551,67 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         return "ad-" + ads.sample(random);
     }
 
-    /** The JSON of an impression, split around its timestamp so copies can re-stamp it. */
+    /** The value of an impression (JSON or Avro), split around its timestamp so copies can re-stamp it. */
     private Payload payload(String requestId, String adId) {
         int adRank = Integer.parseInt(adId, 3, adId.length(), 10);
+        // The random draws below run in this order: it is part of what a seed reproduces, in either format.
+        int placement = random.nextInt(2000);
+        int publisher = random.nextInt(300);
+        byte[] country = COUNTRIES[random.nextInt(COUNTRIES.length)];
+        byte[] deviceType = DEVICES[random.nextInt(DEVICES.length)];
+        byte[] userAgent = USER_AGENTS[random.nextInt(USER_AGENTS.length)];
+        int priceUnits = random.nextInt(20);
+        int priceTenThousandths = 1000 + random.nextInt(9000);
+        byte[] currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
+        long bidId = random.nextLong();
+        if (avro != null) {
+            return new Payload(avro.before(requestId, adId), avro.after(adRank % 400, placement, publisher, country, deviceType, userAgent,
+                    priceUnits, priceTenThousandths, currency, bidId), true);
+        }
         byte[] before = payloadBuilder.reset()
                 .append(REQUEST_ID).append(requestId)
                 .append(AD_ID).append(adId)
                 .append(TS)
                 .toByteArray();
-        // The random draws below run in this order: it is part of what a seed reproduces.
         byte[] after = payloadBuilder.reset()
                 .append(CAMPAIGN_ID).append(adRank % 400)
-                .append(PLACEMENT_ID).append(random.nextInt(2000))
-                .append(PUBLISHER_ID).append(random.nextInt(300))
-                .append(COUNTRY).append(COUNTRIES[random.nextInt(COUNTRIES.length)])
-                .append(DEVICE_TYPE).append(DEVICES[random.nextInt(DEVICES.length)])
-                .append(USER_AGENT).append(USER_AGENTS[random.nextInt(USER_AGENTS.length)])
-                .append(PRICE).append(random.nextInt(20)).append('.').append(1000 + random.nextInt(9000))
-                .append(CURRENCY).append(CURRENCIES[random.nextInt(CURRENCIES.length)])
-                .append(BID_ID).appendHex(random.nextLong())
+                .append(PLACEMENT_ID).append(placement)
+                .append(PUBLISHER_ID).append(publisher)
+                .append(COUNTRY).append(country)
+                .append(DEVICE_TYPE).append(deviceType)
+                .append(USER_AGENT).append(userAgent)
+                .append(PRICE).append(priceUnits).append('.').append(priceTenThousandths)
+                .append(CURRENCY).append(currency)
+                .append(BID_ID).appendHex(bidId)
                 .append(END)
                 .toByteArray();
-        return new Payload(before, after);
+        return new Payload(before, after, false);
     }
 
     /**
-     * An impression's JSON (ASCII) around its timestamp value. Only the bytes are kept: copies waiting
-     * in {@link #pending} hold their payload for up to the retention, and are most of the live heap.
+     * An impression's value around its timestamp value: JSON (ASCII), or Avro ({@link AvroImpressionEncoding}). Only
+     * the bytes are kept: copies waiting in {@link #pending} hold their payload for up to the retention, and are most
+     * of the live heap.
      */
     private static final class Payload {
         private final byte[] before;
         private final byte[] after;
+        private final boolean avro;
 
-        Payload(byte[] before, byte[] after) {
+        Payload(byte[] before, byte[] after, boolean avro) {
             this.before = before;
             this.after = after;
+            this.avro = avro;
+        }
+
+        /** The value with {@code eventTime} as epoch millis. */
+        byte[] bytes(long eventTime) {
+            return avro ? AvroImpressionEncoding.concat(before, AvroImpressionEncoding.eventTime(eventTime), after) : jsonBytes(eventTime);
+        }
+
+        /** The value with {@code timestamp} as a string. */
+        byte[] bytes(String timestamp) {
+            return avro ? AvroImpressionEncoding.concat(before, AvroImpressionEncoding.eventTime(timestamp), after) : jsonBytes(timestamp);
         }
 
         /** The JSON up to the timestamp value, for the rare malformed variants built from strings. */

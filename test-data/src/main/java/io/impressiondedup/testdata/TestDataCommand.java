@@ -171,6 +171,19 @@ public final class TestDataCommand {
                 description = "Longest delay of a delayed client's impressions; at most --allowed-lateness minus 1h.")
         Duration delayMax;
 
+        @Option(names = "--format", defaultValue = "json",
+                description = "How values are written: json, or avro (binary, by the schema impression.avsc of this jar:"
+                        + " test-data/src/main/resources/impression.avsc). The same seed gives the same records and ground truth in both.")
+        String format;
+
+        @Option(names = "--avro-wire-prefix", defaultValue = "none",
+                description = "With --format avro: none, or confluent (each value begins with magic byte 0 and --avro-schema-id,"
+                        + " the schema registry's wire format).")
+        String avroWirePrefix;
+
+        @Option(names = "--avro-schema-id", defaultValue = "1", description = "The schema id of --avro-wire-prefix confluent.")
+        int avroSchemaId;
+
         @Option(names = "--output", description = "JSONL file to write records to (one envelope per line); or give --topic.")
         Path output;
 
@@ -230,6 +243,16 @@ public final class TestDataCommand {
                     .delayMin(delayMin)
                     .delayMax(delayMax);
             try {
+                builder.format(switch (format) {
+                    case "json" -> ValueFormat.JSON;
+                    case "avro" -> ValueFormat.AVRO;
+                    default -> throw new IllegalArgumentException("--format must be json or avro, but was " + format);
+                });
+                builder.avroSchemaId(switch (avroWirePrefix) {
+                    case "none" -> null;
+                    case "confluent" -> avroSchemaId;
+                    default -> throw new IllegalArgumentException("--avro-wire-prefix must be none or confluent, but was " + avroWirePrefix);
+                });
                 return builder.build();
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e);
