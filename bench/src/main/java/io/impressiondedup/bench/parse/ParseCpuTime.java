@@ -1,29 +1,22 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.ImpressionParser;
-import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ImpressionGenerator;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The CPU time of {@link ImpressionParser#parse} per record, on the records {@link ParseBenchmark} uses: the
- * thread's CPU time (ThreadMXBean) around passes over them, which a shared, loaded machine distorts less
- * than the wall-clock time JMH reports (a descheduled thread uses no CPU). Prints each measured pass and
- * the median and best, in nanoseconds per record.
+ * The CPU time per record of each input format's source work ({@link ParseVariants}: {@code json}, {@code avro},
+ * {@code avro-library}), on the records {@link ParseBenchmark} uses: the thread's CPU time (ThreadMXBean) around
+ * passes over them, which a shared, loaded machine distorts less than the wall-clock time JMH reports (a descheduled
+ * thread uses no CPU). The variants' passes alternate in one JVM, so load hits them alike. Prints each variant's
+ * passes, its median and best in nanoseconds per record, records per second of one core at the median, and the
+ * ratio of medians to {@code json}.
  *
- * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes]}
+ * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes] [variants]}
  */
 public final class ParseCpuTime {
 
-    private static final int RECORDS = 1 << 14;
     private static final int WARM_UP_PASSES = 30;
 
     private ParseCpuTime() {
@@ -31,37 +24,44 @@ public final class ParseCpuTime {
 
     public static void main(String[] args) {
         int passes = args.length > 0 ? Integer.parseInt(args[0]) : 40;
-        ImpressionParser parser = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 1 << 20, Duration.ofHours(1),
-                ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> Long.MAX_VALUE / 2);
-        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(RECORDS).seed(3).build());
-        List<RawKafkaRecord> records = new ArrayList<>();
-        while (generator.hasNext()) {
-            GeneratedRecord record = generator.next();
-            records.add(RawKafkaRecord.ofValue("impressions", 0, records.size(), record.value));
-        }
+        List<String> names = args.length > 1 ? List.of(args[1].split(",")) : ParseVariants.ALL;
+        ParseVariants variants = new ParseVariants();
+        System.out.printf("%d records: JSON %d bytes on average, Avro (with the 5-byte prefix) %d%n", ParseVariants.RECORDS,
+                variants.jsonBytes / ParseVariants.RECORDS, variants.avroBytes / ParseVariants.RECORDS);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long impressions = 0;
-        double[] nanosPerRecord = new double[passes];
+        double[][] nanosPerRecord = new double[names.size()][passes];
+        long[] impressions = new long[names.size()];
         for (int pass = -WARM_UP_PASSES; pass < passes; pass++) {
-            long start = threads.getCurrentThreadCpuTime();
-            for (RawKafkaRecord record : records) {
-                if (parser.parse(record).isImpression()) {
-                    impressions++;
+            for (int v = 0; v < names.size(); v++) {
+                String variant = names.get(v);
+                long start = threads.getCurrentThreadCpuTime();
+                long found = 0;
+                for (int i = 0; i < ParseVariants.RECORDS; i++) {
+                    found += variants.run(variant, i);
+                }
+                long cpu = threads.getCurrentThreadCpuTime() - start;
+                if (pass >= 0) {
+                    nanosPerRecord[v][pass] = (double) cpu / ParseVariants.RECORDS;
+                    impressions[v] = found;
                 }
             }
-            long cpu = threads.getCurrentThreadCpuTime() - start;
-            if (pass >= 0) {
-                nanosPerRecord[pass] = (double) cpu / records.size();
+        }
+        double jsonMedian = Double.NaN;
+        for (int v = 0; v < names.size(); v++) {
+            double[] sorted = nanosPerRecord[v].clone();
+            Arrays.sort(sorted);
+            double median = sorted[passes / 2];
+            if (names.get(v).equals("json")) {
+                jsonMedian = median;
             }
+            StringBuilder all = new StringBuilder();
+            for (double n : nanosPerRecord[v]) {
+                all.append(String.format("%.0f ", n));
+            }
+            System.out.println(names.get(v) + ": thread CPU ns per record, each pass: " + all.toString().trim());
+            System.out.printf("%s: median %.0f ns, best %.0f ns per record, %,.0f records/s at the median, %.2fx json's median"
+                    + " (%d records, %d passes; %d impressions)%n", names.get(v), median, sorted[0], 1e9 / median, median / jsonMedian,
+                    ParseVariants.RECORDS, passes, impressions[v]);
         }
-        double[] sorted = nanosPerRecord.clone();
-        Arrays.sort(sorted);
-        StringBuilder all = new StringBuilder();
-        for (double n : nanosPerRecord) {
-            all.append(String.format("%.0f ", n));
-        }
-        System.out.println("thread CPU ns per record, each pass: " + all.toString().trim());
-        System.out.printf("median %.0f ns, best %.0f ns per record (%d records, %d passes; %d impressions)%n", sorted[passes / 2], sorted[0],
-                records.size(), passes, impressions);
     }
 }
