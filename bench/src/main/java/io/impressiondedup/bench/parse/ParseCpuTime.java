@@ -1,14 +1,9 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.ImpressionParser;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ImpressionGenerator;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,7 +14,8 @@ import java.util.List;
  * than the wall-clock time JMH reports (a descheduled thread uses no CPU). Prints each measured pass and
  * the median and best, in nanoseconds per record.
  *
- * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes]}
+ * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes [shape...]]}
+ * (shapes: {@link InputShape}, all by default, measured in turn in one JVM, then round robin, so load hits them alike).
  */
 public final class ParseCpuTime {
 
@@ -31,37 +27,52 @@ public final class ParseCpuTime {
 
     public static void main(String[] args) {
         int passes = args.length > 0 ? Integer.parseInt(args[0]) : 40;
-        ImpressionParser parser = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 1 << 20, Duration.ofHours(1),
-                ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> Long.MAX_VALUE / 2);
-        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(RECORDS).seed(3).build());
-        List<RawKafkaRecord> records = new ArrayList<>();
-        while (generator.hasNext()) {
-            GeneratedRecord record = generator.next();
-            records.add(RawKafkaRecord.ofValue("impressions", 0, records.size(), record.value));
+        List<InputShape> shapes = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            shapes.add(InputShape.valueOf(args[i]));
+        }
+        if (shapes.isEmpty()) {
+            shapes.addAll(List.of(InputShape.values()));
+        }
+        int n = shapes.size();
+        ImpressionParser[] parsers = new ImpressionParser[n];
+        RawKafkaRecord[][] records = new RawKafkaRecord[n][];
+        for (int s = 0; s < n; s++) {
+            parsers[s] = shapes.get(s).parser();
+            records[s] = shapes.get(s).records(RECORDS);
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long impressions = 0;
-        double[] nanosPerRecord = new double[passes];
+        long[] impressions = new long[n];
+        double[][] nanosPerRecord = new double[n][passes];
+        // Round robin: one pass of each shape in turn, so a burst of load on the shared machine hits all of them.
         for (int pass = -WARM_UP_PASSES; pass < passes; pass++) {
-            long start = threads.getCurrentThreadCpuTime();
-            for (RawKafkaRecord record : records) {
-                if (parser.parse(record).isImpression()) {
-                    impressions++;
+            for (int s = 0; s < n; s++) {
+                long start = threads.getCurrentThreadCpuTime();
+                for (RawKafkaRecord record : records[s]) {
+                    if (parsers[s].parse(record).isImpression()) {
+                        impressions[s]++;
+                    }
+                }
+                long cpu = threads.getCurrentThreadCpuTime() - start;
+                if (pass >= 0) {
+                    nanosPerRecord[s][pass] = (double) cpu / records[s].length;
                 }
             }
-            long cpu = threads.getCurrentThreadCpuTime() - start;
-            if (pass >= 0) {
-                nanosPerRecord[pass] = (double) cpu / records.size();
-            }
         }
-        double[] sorted = nanosPerRecord.clone();
+        double baseline = median(nanosPerRecord[0]);
+        for (int s = 0; s < n; s++) {
+            double[] sorted = nanosPerRecord[s].clone();
+            Arrays.sort(sorted);
+            double median = median(nanosPerRecord[s]);
+            System.out.printf("%-22s median %5.0f ns (%,.0f records/s), best %5.0f ns per record, %.2fx %s (%d records, %d passes; %d impressions)%n",
+                    shapes.get(s), median, 1e9 / median, sorted[0], median / baseline, shapes.get(0), records[s].length, passes,
+                    impressions[s] / (passes + WARM_UP_PASSES));
+        }
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
         Arrays.sort(sorted);
-        StringBuilder all = new StringBuilder();
-        for (double n : nanosPerRecord) {
-            all.append(String.format("%.0f ", n));
-        }
-        System.out.println("thread CPU ns per record, each pass: " + all.toString().trim());
-        System.out.printf("median %.0f ns, best %.0f ns per record (%d records, %d passes; %d impressions)%n", sorted[passes / 2], sorted[0],
-                records.size(), passes, impressions);
+        return sorted[sorted.length / 2];
     }
 }
