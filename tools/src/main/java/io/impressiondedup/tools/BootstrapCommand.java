@@ -64,7 +64,7 @@ final class BootstrapCommand {
                 BootstrapOptions.AS_OF, ToolOptions.OUTPUT, ToolOptions.PARALLELISM));
         accepted.addAll(PLAN);
         accepted.remove(PAGE_CACHE_BYTES); // the job's heap cache: no part of the state
-        accepted.addAll(List.of(FINGERPRINT_SECRET_FILE, BOOTSTRAP_SERVERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD,
+        accepted.addAll(List.of(FINGERPRINT_SECRET_FILE, BOOTSTRAP_SERVERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY,
                 MAX_RECORD_BYTES, MAX_HEADERS, MAX_FUTURE_SKEW, MIN_EVENT_TIME));
         return List.copyOf(accepted);
     }
@@ -243,8 +243,7 @@ final class BootstrapCommand {
             if (file != null) {
                 return HistorySource.ofFile(file, secret, minEventTime);
             }
-            ParserSettings parser = new ParserSettings(options.get(REQUEST_ID_FIELD), options.get(AD_ID_FIELD), options.get(TIMESTAMP_FIELD),
-                    options.get(MAX_RECORD_BYTES), options.get(MAX_FUTURE_SKEW), minEventTime).withFingerprintSecret(secret);
+            ParserSettings parser = DedupJobConfig.parserSettings(options, secret);
             return HistorySource.ofTopic(topic, options.get(BOOTSTRAP_SERVERS), kafkaProperties, parser, options.get(MAX_HEADERS));
         }
 

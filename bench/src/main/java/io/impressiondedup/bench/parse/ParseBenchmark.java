@@ -1,6 +1,8 @@
 package io.impressiondedup.bench.parse;
 
 import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.operators.model.ParsedRecord;
+import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -9,17 +11,17 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The source's per-record work: {@link ImpressionParser#parse} (Jackson streaming parse of the value,
- * identity checks, MD5 of the request id) on the generator's records, which are what the end-to-end
- * benchmarks send; and the same impressions in Avro ({@link ParseVariants}: this project's reader, and Avro's own
- * reader with a projection, each followed by the digest). The clock is fixed past every event time, so no record
- * is refused as future.
+ * The source's per-record work: {@link ImpressionParser#parse} (the fast path or Jackson's streaming parse of the
+ * value, identity checks, MD5 of the request id) on the generator's records, which are what the end-to-end
+ * benchmarks send, in each {@link InputShape} (flat, nested read by JSON Pointers, a three-field key). The clock
+ * is fixed past every event time, so no record is refused as future.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -29,32 +31,25 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 2, jvmArgsAppend = {"-Xmx1g"})
 public class ParseBenchmark {
 
-    private ParseVariants variants;
+    private static final int RECORDS = 1 << 14;
+
+    @Param({"FLAT", "NESTED", "FLAT_THREE_FIELD_KEY"})
+    public InputShape shape;
+
+    private ImpressionParser parser;
+    private RawKafkaRecord[] records;
     private int next;
 
     @Setup(Level.Trial)
     public void setUp() {
-        variants = new ParseVariants();
-    }
-
-    private int nextIndex() {
-        int index = next;
-        next = (next + 1) & (ParseVariants.RECORDS - 1);
-        return index;
+        parser = shape.parser();
+        records = shape.records(RECORDS);
     }
 
     @Benchmark
-    public int parse() {
-        return variants.run("json", nextIndex());
-    }
-
-    @Benchmark
-    public int avro() {
-        return variants.avro(nextIndex());
-    }
-
-    @Benchmark
-    public int avroLibrary() {
-        return variants.avroLibrary(nextIndex());
+    public ParsedRecord parse() {
+        RawKafkaRecord record = records[next];
+        next = (next + 1) & (RECORDS - 1);
+        return parser.parse(record);
     }
 }

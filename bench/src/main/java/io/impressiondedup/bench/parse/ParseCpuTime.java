@@ -1,22 +1,25 @@
 package io.impressiondedup.bench.parse;
 
+import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The CPU time per record of each input format's source work ({@link ParseVariants}: {@code json}, {@code avro},
- * {@code avro-library}), on the records {@link ParseBenchmark} uses: the thread's CPU time (ThreadMXBean) around
- * passes over them, which a shared, loaded machine distorts less than the wall-clock time JMH reports (a descheduled
- * thread uses no CPU). The variants' passes alternate in one JVM, so load hits them alike. Prints each variant's
- * passes, its median and best in nanoseconds per record, records per second of one core at the median, and the
- * ratio of medians to {@code json}.
+ * The CPU time of {@link ImpressionParser#parse} per record, on the records {@link ParseBenchmark} uses: the
+ * thread's CPU time (ThreadMXBean) around passes over them, which a shared, loaded machine distorts less
+ * than the wall-clock time JMH reports (a descheduled thread uses no CPU). Prints each measured pass and
+ * the median and best, in nanoseconds per record.
  *
- * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes] [variants]}
+ * <p>{@code java -cp "bench/target/benchmarks.jar:$(cat bench/target/cp.txt)" io.impressiondedup.bench.parse.ParseCpuTime [passes [shape...]]}
+ * (shapes: {@link InputShape}, all by default, measured in turn in one JVM, then round robin, so load hits them alike).
  */
 public final class ParseCpuTime {
 
+    private static final int RECORDS = 1 << 14;
     private static final int WARM_UP_PASSES = 30;
 
     private ParseCpuTime() {
@@ -24,44 +27,52 @@ public final class ParseCpuTime {
 
     public static void main(String[] args) {
         int passes = args.length > 0 ? Integer.parseInt(args[0]) : 40;
-        List<String> names = args.length > 1 ? List.of(args[1].split(",")) : ParseVariants.ALL;
-        ParseVariants variants = new ParseVariants();
-        System.out.printf("%d records: JSON %d bytes on average, Avro (with the 5-byte prefix) %d%n", ParseVariants.RECORDS,
-                variants.jsonBytes / ParseVariants.RECORDS, variants.avroBytes / ParseVariants.RECORDS);
+        List<InputShape> shapes = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            shapes.add(InputShape.valueOf(args[i]));
+        }
+        if (shapes.isEmpty()) {
+            shapes.addAll(List.of(InputShape.values()));
+        }
+        int n = shapes.size();
+        ImpressionParser[] parsers = new ImpressionParser[n];
+        RawKafkaRecord[][] records = new RawKafkaRecord[n][];
+        for (int s = 0; s < n; s++) {
+            parsers[s] = shapes.get(s).parser();
+            records[s] = shapes.get(s).records(RECORDS);
+        }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        double[][] nanosPerRecord = new double[names.size()][passes];
-        long[] impressions = new long[names.size()];
+        long[] impressions = new long[n];
+        double[][] nanosPerRecord = new double[n][passes];
+        // Round robin: one pass of each shape in turn, so a burst of load on the shared machine hits all of them.
         for (int pass = -WARM_UP_PASSES; pass < passes; pass++) {
-            for (int v = 0; v < names.size(); v++) {
-                String variant = names.get(v);
+            for (int s = 0; s < n; s++) {
                 long start = threads.getCurrentThreadCpuTime();
-                long found = 0;
-                for (int i = 0; i < ParseVariants.RECORDS; i++) {
-                    found += variants.run(variant, i);
+                for (RawKafkaRecord record : records[s]) {
+                    if (parsers[s].parse(record).isImpression()) {
+                        impressions[s]++;
+                    }
                 }
                 long cpu = threads.getCurrentThreadCpuTime() - start;
                 if (pass >= 0) {
-                    nanosPerRecord[v][pass] = (double) cpu / ParseVariants.RECORDS;
-                    impressions[v] = found;
+                    nanosPerRecord[s][pass] = (double) cpu / records[s].length;
                 }
             }
         }
-        double jsonMedian = Double.NaN;
-        for (int v = 0; v < names.size(); v++) {
-            double[] sorted = nanosPerRecord[v].clone();
+        double baseline = median(nanosPerRecord[0]);
+        for (int s = 0; s < n; s++) {
+            double[] sorted = nanosPerRecord[s].clone();
             Arrays.sort(sorted);
-            double median = sorted[passes / 2];
-            if (names.get(v).equals("json")) {
-                jsonMedian = median;
-            }
-            StringBuilder all = new StringBuilder();
-            for (double n : nanosPerRecord[v]) {
-                all.append(String.format("%.0f ", n));
-            }
-            System.out.println(names.get(v) + ": thread CPU ns per record, each pass: " + all.toString().trim());
-            System.out.printf("%s: median %.0f ns, best %.0f ns per record, %,.0f records/s at the median, %.2fx json's median"
-                    + " (%d records, %d passes; %d impressions)%n", names.get(v), median, sorted[0], 1e9 / median, median / jsonMedian,
-                    ParseVariants.RECORDS, passes, impressions[v]);
+            double median = median(nanosPerRecord[s]);
+            System.out.printf("%-22s median %5.0f ns (%,.0f records/s), best %5.0f ns per record, %.2fx %s (%d records, %d passes; %d impressions)%n",
+                    shapes.get(s), median, 1e9 / median, sorted[0], median / baseline, shapes.get(0), records[s].length, passes,
+                    impressions[s] / (passes + WARM_UP_PASSES));
         }
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 }

@@ -156,11 +156,23 @@ public final class DedupJobOptions {
                     + " impression carries a handful (tracing, schema id, producer metadata); thousands are an attack or a bug,"
                     + " and every header is copied through the job.");
     public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
-            .withDescription("JSON field holding the request id (a string).");
+            .withDescription("Field holding the request id (a string), the first field of the default identity (request id, ad"
+                    + " id): digested, and the shard of the state. A top-level name (taken literally), or a JSON Pointer into"
+                    + " objects, e.g. /imp/requestId (~1 for '/', ~0 for '~'; tokens are member names, arrays are not"
+                    + " traversed). Not with --dedup-key.");
     public static final ConfigOption<String> AD_ID_FIELD = ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
-            .withDescription("JSON field holding the ad id (a string or an integer).");
+            .withDescription("Field holding the ad id (a string or an integer), the second field of the default identity: a"
+                    + " top-level name or a JSON Pointer, as --request-id-field. Not with --dedup-key.");
     public static final ConfigOption<String> TIMESTAMP_FIELD = ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
-            .withDescription("JSON field holding the event time: epoch milliseconds or an ISO-8601 string.");
+            .withDescription("Field holding the event time: epoch milliseconds or an ISO-8601 string. A top-level name or a JSON"
+                    + " Pointer, as --request-id-field.");
+    public static final ConfigOption<List<String>> DEDUP_KEY = ConfigOptions.key("dedup-key").stringType().asList().noDefaultValue()
+            .withDescription("The identity of an impression as a list of fields separated by ';' (quote it in a shell), e.g."
+                    + " /imp/requestId;/imp/adId;/imp/slot, in place of (--request-id-field, --ad-id-field); each a top-level"
+                    + " name or a JSON Pointer, each value a non-empty string or an integer (its text as written). The first"
+                    + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
+                    + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
+                    + " changes every identity: start such a job without state.");
 
     public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
             .withDescription("Job parallelism. Default: Flink's parallelism.default.");
@@ -196,7 +208,7 @@ public final class DedupJobOptions {
     public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
             FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, PARALLELISM, STATE_BACKEND,
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, PARALLELISM, STATE_BACKEND,
             CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
     /** The options without a default that the job cannot run without. */
@@ -221,6 +233,10 @@ public final class DedupJobOptions {
 
     private static final Map<String, Rule<?>> RULES = new LinkedHashMap<>();
 
+    /** What a field option takes ({@link FieldPath}). */
+    private static final String FIELD_PATH = "a top-level JSON field name, or a JSON Pointer into objects such as /imp/requestId"
+            + " (no empty token; '~' only as ~0 or ~1)";
+
     static {
         rule(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001");
         rule(CAPACITY, c -> c > 0, "a positive number of impressions per bucket");
@@ -244,9 +260,11 @@ public final class DedupJobOptions {
         rule(MAX_HEADERS, h -> h >= 0 && h <= RawKafkaRecord.MAX_ADMITTED_HEADERS,
                 "an integer in [0, " + RawKafkaRecord.MAX_ADMITTED_HEADERS + "] (the record format carries at most "
                         + RawKafkaRecord.MAX_HEADERS + " headers, some kept for the job's own)");
-        rule(REQUEST_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
-        rule(AD_ID_FIELD, f -> !f.isBlank(), "a JSON field name");
-        rule(TIMESTAMP_FIELD, f -> !f.isBlank(), "a JSON field name");
+        rule(REQUEST_ID_FIELD, FieldPath::isValid, FIELD_PATH);
+        rule(AD_ID_FIELD, FieldPath::isValid, FIELD_PATH);
+        rule(TIMESTAMP_FIELD, FieldPath::isValid, FIELD_PATH);
+        rule(DEDUP_KEY, key -> !key.isEmpty() && key.stream().allMatch(FieldPath::isValid), "one or more fields separated by ';', each "
+                + FIELD_PATH);
         rule(PARALLELISM, p -> p >= 1, "a positive parallelism");
         rule(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s");
         rule(DELIVERY, d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");

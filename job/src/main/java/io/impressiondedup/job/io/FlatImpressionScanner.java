@@ -4,12 +4,14 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The fast path of {@link ImpressionParser}: one pass over a value's bytes that recognises the common
  * shape of an impression, one flat JSON object whose names and string values are printable ASCII
  * without escapes and whose other values are numbers, {@code true}, {@code false} or {@code null}, and
- * locates the three configured fields in it. Jackson's tokenizer costs several times more per record
+ * locates the configured top-level fields in it (the key fields, then the event time; used only when every
+ * configured field is a top-level name: a record read by JSON Pointers into objects goes to Jackson). Jackson's tokenizer costs several times more per record
  * (number and string decoding into buffers, its symbol table, encoding detection), and the source
  * thread spends most of its time there (issue 16).
  *
@@ -57,17 +59,24 @@ final class FlatImpressionScanner {
     /** The configured names, as bytes; null if a name has a character no accepted name can have (it never matches). */
     private final byte[][] wanted;
 
-    /** Per configured field (request id, ad id, event time): the kind of its value and its text's bounds (no quotes). */
-    final byte[] kind = new byte[3];
-    final int[] start = new int[3];
-    final int[] end = new int[3];
+    /** Per configured field (the key fields, then the event time): the kind of its value and its text's bounds (no quotes). */
+    final byte[] kind;
+    final int[] start;
+    final int[] end;
 
     private final int[] nameStart = new int[MAX_FIELDS];
     private final int[] nameLength = new int[MAX_FIELDS];
     private final int[] nameHash = new int[MAX_FIELDS];
 
-    FlatImpressionScanner(String requestIdField, String adIdField, String timestampField) {
-        this.wanted = new byte[][] {asciiOrNull(requestIdField), asciiOrNull(adIdField), asciiOrNull(timestampField)};
+    /** A scanner locating the top-level fields {@code names} (distinct), reported by their index in it. */
+    FlatImpressionScanner(String... names) {
+        this.wanted = new byte[names.length][];
+        for (int t = 0; t < names.length; t++) {
+            wanted[t] = asciiOrNull(names[t]);
+        }
+        this.kind = new byte[names.length];
+        this.start = new int[names.length];
+        this.end = new int[names.length];
     }
 
     private static byte[] asciiOrNull(String name) {
@@ -82,9 +91,7 @@ final class FlatImpressionScanner {
 
     /** Whether {@code value} is one flat object that Jackson reads without error, no name twice (see the class). */
     boolean scan(byte[] value) {
-        kind[0] = ABSENT;
-        kind[1] = ABSENT;
-        kind[2] = ABSENT;
+        Arrays.fill(kind, ABSENT);
         int n = value.length;
         if (n > MAX_VALUE_BYTES) {
             return false;
@@ -325,9 +332,9 @@ final class FlatImpressionScanner {
         return i;
     }
 
-    /** Which configured field (0, 1, 2, in the order the Jackson path tests them) the name at {@code from} is, or -1. */
+    /** Which configured field (its index in the constructor's names) the name at {@code from} is, or -1. */
     private int target(byte[] value, int from, int length) {
-        for (int t = 0; t < 3; t++) {
+        for (int t = 0; t < wanted.length; t++) {
             byte[] name = wanted[t];
             if (name != null && name.length == length && sameBytes(value, from, name, length)) {
                 return t;

@@ -1,5 +1,6 @@
 package io.impressiondedup.job.io;
 
+import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -8,102 +9,97 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.impressiondedup.operators.model.DeadLetter;
-import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
-import io.impressiondedup.state.time.TimeBuckets;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.time.DateTimeException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * Turns a Kafka record into an {@link Impression}, or into a {@link DeadLetter} saying why not. Never
+ * Turns a Kafka record of JSON into an {@link Impression}, or into a {@link DeadLetter} saying why not. Never
  * throws for bad input: one bad record must not fail the job.
  *
- * <p>Reads the value with Jackson's streaming parser, picking the three configured fields from the
- * top-level object and skipping everything else (which stays untouched in the raw bytes). A record
- * is:
+ * <p>Reads the value with Jackson's streaming parser, picking the configured fields (the key fields and the
+ * event time, each a top-level name or a JSON Pointer into objects: {@link FieldPath}) and skipping everything
+ * else (which stays untouched in the raw bytes). It walks into an object only if a configured path goes
+ * through it. What it found goes to {@link ImpressionAssembler}, which every format shares (missing fields,
+ * far-future times, the digest and the identity rule of {@link DedupKey}). A record is:
  *
  * <ul>
  *   <li><b>oversized</b> if key + value exceed the maximum record size (checked before parsing);
  *   <li><b>malformed</b> if its value is null or empty, not UTF-8, not JSON, not an object, has trailing
- *       data or a top-level field twice, or lacks a non-empty string request id, a string or integer ad
- *       id, or an event time that is an integer of epoch milliseconds or an ISO-8601 instant with an
- *       offset, within the range of epoch milliseconds and not before {@code --min-event-time}
- *       (2000-01-01 by default: no impression is that old, and such a time, negative epoch milliseconds
- *       in particular, is a watermark hazard), or if its request id or ad id is not a valid Unicode
- *       string (below);
+ *       data or a name twice in the top-level object or in an object on a configured path, has something
+ *       other than an object where a path needs one ({@code "imp":[...]} for {@code /imp/requestId}),
+ *       lacks a key field that is a non-empty string or an integer (the default key's request id: a string),
+ *       or an event time valid by {@link EventTimeRules}, or if a key field's string is not a valid
+ *       Unicode string (below); the error names the field by its configured path;
  *   <li><b>future-timestamp</b> if its event time is more than the allowed skew ahead of processing
- *       time: such a record would otherwise drag the watermark ahead and make every real record after
- *       it late.
+ *       time.
  * </ul>
  *
  * No record may be read with two identities, and no two records with distinct ids with one:
  *
  * <ul>
- *   <li>A top-level field given twice ({@code {"requestId":"a","requestId":"b"}}) is malformed, naming the
- *       field: a reader that keeps the first value and one that keeps the last (Jackson's, and this
- *       parser's until then) would disagree. Nested objects are passed through, not read, and not checked.
- *   <li>A request id or ad id with an unpaired UTF-16 surrogate (escaped, {@code "r\ud800"}) or whose
+ *   <li>A name given twice ({@code {"requestId":"a","requestId":"b"}}) in the top-level object or in an object
+ *       a configured path goes through is malformed, naming the field: a reader that keeps the first value and
+ *       one that keeps the last (Jackson's, and this parser's until then) would disagree. Other nested objects
+ *       are passed through, not read, and not checked.
+ *   <li>A key string with an unpaired UTF-16 surrogate (escaped, {@code "r\ud800"}) or whose
  *       bytes are not UTF-8 (RFC 3629), is malformed: Jackson decodes overlong forms ({@code C0 AF} for
  *       '/'), encoded surrogates ({@code ED A0 80}) and code points beyond U+10FFFF without complaint, and
  *       the UTF-8 encoding of a string with unpaired surrogates (for the digest, or by any consumer)
  *       replaces them by '?', so {@code "r\ud800"}, {@code "r\udbff"} and {@code "r?"} would be one
  *       identity. Any other invalid UTF-8 that Jackson rejects (a byte that starts no sequence, a
- *       truncated sequence) is malformed wherever it is; the kinds it decodes are checked in the two ids
- *       only, the rest of the record passing through untouched as before.
+ *       truncated sequence) is malformed wherever it is; the kinds it decodes are checked in the key
+ *       fields only, the rest of the record passing through untouched as before.
  *   <li>A value Jackson would read as UTF-16 or UTF-32 (a zero byte among the first four, or their
  *       byte-order mark) is malformed: JSON between systems is UTF-8 (RFC 8259, 8.1), and that decoding
  *       replaces unpaired surrogates by U+FFFD.
  * </ul>
  *
- * These checks keep the hot path one pass of the streaming parser: the field names are compared with the
- * previous record's, which a stream of records of one layout matches name for name (the same canonical
- * strings from Jackson's symbol table), and hashed only from where a record departs from it; an id is
- * scanned once for characters beyond ASCII, and its raw bytes only if it has some or is longer in bytes
- * than in characters (an escape).
+ * These checks keep the hot path one pass of the streaming parser: the names of each object read are compared
+ * with those of the previous record's object at the same path, which a stream of records of one layout matches
+ * name for name (the same canonical strings from Jackson's symbol table), and hashed only from where a record
+ * departs from it; an id is scanned once for characters beyond ASCII, and its raw bytes only if it has some or
+ * is longer in bytes than in characters (an escape).
  *
- * <p>Most records never reach Jackson: {@link FlatImpressionScanner} reads the common shape (one flat object of
- * printable ASCII without escapes) in one pass of its own, at a fraction of the cost, and accepts only what
- * Jackson reads without error as a record with no top-level name twice and no trailing data; the three fields
- * it finds are then checked by the same code as Jackson's (event time rules, empty ids). Anything else, and any
- * record that would be a dead letter, goes to Jackson as before, which words every dead letter: the fast path
- * changes the cost, not a result ({@code FlatImpressionScannerDifferentialTest} holds the two to that).
+ * <p>Most records never reach Jackson: when every configured field is a top-level name,
+ * {@link FlatImpressionScanner} reads the common shape (one flat object of printable ASCII without escapes) in
+ * one pass of its own, at a fraction of the cost, and accepts only what Jackson reads without error as a
+ * record with no top-level name twice and no trailing data; the fields it finds are then checked by the same
+ * code as Jackson's (event time rules, empty ids). Anything else, and any record that would be a dead letter,
+ * goes to Jackson as before, which words every dead letter: the fast path changes the cost, not a result
+ * ({@code FlatImpressionScannerDifferentialTest} holds the two to that). Records read by pointers into
+ * objects always go to Jackson (bench/README.md, "Input formats", has the cost).
  *
- * <p>The MD5 digest of the request id, keyed by the {@code --fingerprint-secret-file} secret if there is one, is
- * computed here, once per record, and travels with the impression.
- * One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
+ * <p>One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
  */
 public final class ImpressionParser {
 
-    private static final int MAX_ERROR_LENGTH = 200;
     /** Eight bytes of a value at once. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final ParserSettings settings;
-    private final LongSupplier clock;
     private final JsonFactory json;
     private final StreamReadConstraints constraints;
-    private final RequestIdDigester digester;
-    /** The top-level field names of the record being parsed. */
-    private final FieldNames fieldNames = new FieldNames();
+    private final ImpressionAssembler assembler;
+    private final EventTimeRules eventTimes;
+    /** The configured paths as a tree of member names, from the top-level object. */
+    private final PathNode root;
     /** The fast path for the common shape of a record, or null: Jackson reads every record. */
     private final FlatImpressionScanner scanner;
-    /** The event time {@link #epochMillisError} or {@link #isoInstantError} read last. */
-    private long parsedEventTime;
-    /** The identity and time of the record being parsed, as {@link #readFlat} or {@link #readWithJackson} found them. */
-    private String requestId;
-    private String adId;
+    /** How many key fields; the event time is field {@code keyCount} of the scanner and of {@link PathNode#target}. */
+    private final int keyCount;
+    /** The key fields' texts and the event time of the record being parsed, as {@link #readFlat} or {@link #readWithJackson} found them. */
+    private final String[] keyValues;
     private long eventTime;
     private boolean hasEventTime;
 
@@ -117,11 +113,17 @@ public final class ImpressionParser {
      */
     ImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
         this.settings = settings;
-        this.clock = clock;
-        this.scanner = fastPath
-                ? new FlatImpressionScanner(settings.requestIdField(), settings.adIdField(), settings.timestampField())
+        this.assembler = new ImpressionAssembler(settings, clock);
+        this.eventTimes = new EventTimeRules(settings);
+        List<FieldPath> fields = new ArrayList<>(settings.keyFields());
+        fields.add(settings.timestampField());
+        this.keyCount = fields.size() - 1;
+        this.keyValues = new String[keyCount];
+        this.root = PathNode.tree(fields);
+        boolean allTopLevel = fields.stream().allMatch(FieldPath::isTopLevel);
+        this.scanner = fastPath && allTopLevel
+                ? new FlatImpressionScanner(fields.stream().map(f -> f.tokens().get(0)).toArray(String[]::new))
                 : null;
-        this.digester = new RequestIdDigester(settings.fingerprintSecret());
         this.constraints = StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build();
         this.json = JsonFactory.builder().streamReadConstraints(constraints).build();
     }
@@ -131,16 +133,16 @@ public final class ImpressionParser {
     }
 
     public ParsedRecord parse(RawKafkaRecord raw) {
-        if (raw.payloadSize() > settings.maxRecordBytes()) {
-            return dead(raw, DeadLetterReason.OVERSIZED, "record of " + raw.payloadSize() + " bytes exceeds --max-record-bytes "
-                    + settings.maxRecordBytes());
+        ParsedRecord oversized = assembler.oversized(raw);
+        if (oversized != null) {
+            return oversized;
         }
         byte[] value = raw.value();
         if (value == null) {
-            return dead(raw, DeadLetterReason.MALFORMED, "null value (tombstone)");
+            return malformed(raw, "null value (tombstone)");
         }
         if (value.length == 0) {
-            return dead(raw, DeadLetterReason.MALFORMED, "empty value");
+            return malformed(raw, "empty value");
         }
         if (!readAsUtf8(value)) {
             return malformed(raw, "value is not UTF-8: it begins like UTF-16 or UTF-32 (" + hex(value, 0, Math.min(4, value.length)) + ")");
@@ -151,69 +153,50 @@ public final class ImpressionParser {
                 return malformed;
             }
         }
-        if (requestId == null) {
-            return malformed(raw, "missing field '" + settings.requestIdField() + "'");
-        }
-        if (adId == null) {
-            return malformed(raw, "missing field '" + settings.adIdField() + "'");
-        }
-        if (!hasEventTime) {
-            return malformed(raw, "missing field '" + settings.timestampField() + "'");
-        }
-        long now = clock.getAsLong();
-        if (eventTime > TimeBuckets.saturatedAdd(now, settings.maxFutureSkewMillis())) {
-            return dead(raw, DeadLetterReason.FUTURE_TIMESTAMP, "event time " + Instant.ofEpochMilli(eventTime)
-                    + " is more than --max-future-skew " + settings.maxFutureSkewMillis() / 1000 + "s ahead of processing time "
-                    + Instant.ofEpochMilli(now));
-        }
-        digester.digest(requestId);
-        return ParsedRecord.of(new Impression(requestId, adId, eventTime, digester.high(), digester.low(), raw));
+        return assembler.assemble(raw, keyValues, hasEventTime, eventTime);
     }
 
     /**
-     * The fast path: true if {@link FlatImpressionScanner} accepts the value and each of the three fields it
-     * has is valid, {@link #requestId}, {@link #adId} and the event time then set exactly as
-     * {@link #readWithJackson} would set them (a missing field stays unset, for the same message). False
-     * for anything else, a field the Jackson path would refuse included: that path then reads the record and
-     * words every dead letter, the first error in the record's order.
+     * The fast path: true if {@link FlatImpressionScanner} accepts the value and each configured field it
+     * has is valid, {@link #keyValues} and the event time then set exactly as {@link #readWithJackson} would
+     * set them (a missing field stays null, for the same message). False for anything else, a field the
+     * Jackson path would refuse included: that path then reads the record and words every dead letter, the
+     * first error in the record's order.
      */
     private boolean readFlat(byte[] value) {
         FlatImpressionScanner scan = scanner;
         if (!scan.scan(value)) {
             return false;
         }
-        String requestIdText = null;
-        if (scan.kind[0] != FlatImpressionScanner.ABSENT) {
-            if (scan.kind[0] != FlatImpressionScanner.STRING || scan.end[0] == scan.start[0]) {
-                return false;
+        for (int t = 0; t < keyCount; t++) {
+            byte kind = scan.kind[t];
+            if (kind == FlatImpressionScanner.ABSENT) {
+                keyValues[t] = null;
+                continue;
             }
-            requestIdText = ascii(value, scan.start[0], scan.end[0]);
-        }
-        String adIdText = null;
-        if (scan.kind[1] != FlatImpressionScanner.ABSENT) {
             // An integer's text is as written ("-0" stays "-0"), as Jackson's getText gives it.
-            if ((scan.kind[1] != FlatImpressionScanner.STRING && scan.kind[1] != FlatImpressionScanner.INTEGER) || scan.end[1] == scan.start[1]) {
+            if ((kind != FlatImpressionScanner.STRING && (kind != FlatImpressionScanner.INTEGER || !settings.integerAllowed(t)))
+                    || scan.end[t] == scan.start[t]) {
                 return false;
             }
-            adIdText = ascii(value, scan.start[1], scan.end[1]);
+            keyValues[t] = ascii(value, scan.start[t], scan.end[t]);
         }
-        boolean timed = scan.kind[2] != FlatImpressionScanner.ABSENT;
-        if (scan.kind[2] == FlatImpressionScanner.INTEGER) {
+        int ts = keyCount;
+        boolean timed = scan.kind[ts] != FlatImpressionScanner.ABSENT;
+        if (scan.kind[ts] == FlatImpressionScanner.INTEGER) {
             // Up to 18 characters always fit a long; longer ones (and what does not fit) are the Jackson path's.
-            if (scan.end[2] - scan.start[2] > 18 || epochMillisError(parseLong(value, scan.start[2], scan.end[2])) != null) {
+            if (scan.end[ts] - scan.start[ts] > 18 || eventTimes.epochMillisError(parseLong(value, scan.start[ts], scan.end[ts])) != null) {
                 return false;
             }
-        } else if (scan.kind[2] == FlatImpressionScanner.STRING) {
-            if (isoInstantError(ascii(value, scan.start[2], scan.end[2])) != null) {
+        } else if (scan.kind[ts] == FlatImpressionScanner.STRING) {
+            if (eventTimes.isoInstantError(ascii(value, scan.start[ts], scan.end[ts])) != null) {
                 return false;
             }
         } else if (timed) {
             return false;
         }
-        requestId = requestIdText;
-        adId = adIdText;
         hasEventTime = timed;
-        eventTime = timed ? parsedEventTime : 0;
+        eventTime = timed ? eventTimes.lastValid() : 0;
         return true;
     }
 
@@ -234,58 +217,19 @@ public final class ImpressionParser {
 
     /**
      * The Jackson path, reading any value: null if it read the value as a JSON object without error (setting
-     * {@link #requestId}, {@link #adId} and the event time from the fields it has), else the dead letter.
+     * {@link #keyValues} and the event time from the fields it has), else the dead letter.
      */
     private ParsedRecord readWithJackson(RawKafkaRecord raw, byte[] value) {
-        fieldNames.startRecord();
-        requestId = null;
-        adId = null;
+        Arrays.fill(keyValues, null);
         eventTime = 0;
         hasEventTime = false;
         try (JsonParser parser = factoryFor(value).createParser(value)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return malformed(raw, "value is not a JSON object");
             }
-            JsonToken token;
-            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                if (!fieldNames.add(field)) {
-                    return malformed(raw, "duplicate field '" + field + "'");
-                }
-                JsonToken fieldValue = parser.nextToken();
-                if (field.equals(settings.requestIdField())) {
-                    if (fieldValue != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
-                        return malformed(raw, "'" + field + "' must be a non-empty string, but is " + describe(fieldValue));
-                    }
-                    requestId = parser.getText();
-                    String error = identityError(parser, value, field, requestId);
-                    if (error != null) {
-                        return malformed(raw, error);
-                    }
-                } else if (field.equals(settings.adIdField())) {
-                    if ((fieldValue != JsonToken.VALUE_STRING && fieldValue != JsonToken.VALUE_NUMBER_INT) || parser.getTextLength() == 0) {
-                        return malformed(raw, "'" + field + "' must be a non-empty string or an integer, but is " + describe(fieldValue));
-                    }
-                    adId = parser.getText();
-                    if (fieldValue == JsonToken.VALUE_STRING) {
-                        String error = identityError(parser, value, field, adId);
-                        if (error != null) {
-                            return malformed(raw, error);
-                        }
-                    }
-                } else if (field.equals(settings.timestampField())) {
-                    String error = readEventTime(parser, fieldValue);
-                    if (error != null) {
-                        return malformed(raw, "'" + field + "' " + error);
-                    }
-                    eventTime = parsedEventTime;
-                    hasEventTime = true;
-                } else {
-                    parser.skipChildren();
-                }
-            }
-            if (token != JsonToken.END_OBJECT) {
-                return malformed(raw, "unexpected " + token + " in the top-level object");
+            ParsedRecord malformed = readObject(raw, value, parser, root);
+            if (malformed != null) {
+                return malformed;
             }
             if (parser.nextToken() != null) {
                 return malformed(raw, "trailing data after the JSON object");
@@ -301,6 +245,68 @@ public final class ImpressionParser {
             return malformed(raw, "unreadable value: " + e);
         }
         return null;
+    }
+
+    /**
+     * Reads the members of the object {@code parser} has just entered, the object at {@code node}'s path: the
+     * configured fields in it, the objects on a configured path (recursively), nothing else. Null if it read to
+     * the object's end without error, else the dead letter.
+     */
+    private ParsedRecord readObject(RawKafkaRecord raw, byte[] value, JsonParser parser, PathNode node) throws IOException {
+        node.names.startRecord();
+        JsonToken token;
+        while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            if (!node.names.add(field)) {
+                return malformed(raw, "duplicate field '" + node.nameOf(field) + "'");
+            }
+            JsonToken fieldValue = parser.nextToken();
+            PathNode child = node.child(field);
+            if (child == null) {
+                parser.skipChildren();
+            } else if (child.target >= 0) {
+                String error = readField(parser, value, fieldValue, child.target, child.label);
+                if (error != null) {
+                    return malformed(raw, error);
+                }
+            } else if (fieldValue != JsonToken.START_OBJECT) {
+                return malformed(raw, "'" + child.label + "' must be an object (on the path of '" + child.firstField + "'), but is "
+                        + describe(fieldValue));
+            } else {
+                ParsedRecord malformed = readObject(raw, value, parser, child);
+                if (malformed != null) {
+                    return malformed;
+                }
+            }
+        }
+        if (token != JsonToken.END_OBJECT) {
+            return malformed(raw, "unexpected " + token + " in the " + (node == root ? "top-level object" : "object '" + node.label + "'"));
+        }
+        return null;
+    }
+
+    /**
+     * Reads configured field {@code target} (a key field, or the event time if it is {@link #keyCount}), whose value
+     * {@code token} the parser is on, into {@link #keyValues} or the event time. Null if it is valid, else what is
+     * wrong with it, naming the field by {@code label}, its configured path.
+     */
+    private String readField(JsonParser parser, byte[] value, JsonToken token, int target, String label) throws IOException {
+        if (target == keyCount) {
+            String error = readEventTime(parser, token);
+            if (error != null) {
+                return "'" + label + "' " + error;
+            }
+            eventTime = eventTimes.lastValid();
+            hasEventTime = true;
+            return null;
+        }
+        boolean integerAllowed = settings.integerAllowed(target);
+        if ((token != JsonToken.VALUE_STRING && (token != JsonToken.VALUE_NUMBER_INT || !integerAllowed)) || parser.getTextLength() == 0) {
+            return "'" + label + "' must be a non-empty string" + (integerAllowed ? " or an integer" : "") + ", but is " + describe(token);
+        }
+        String text = parser.getText();
+        keyValues[target] = text;
+        return token == JsonToken.VALUE_STRING ? identityError(parser, value, label, text) : null;
     }
 
     /**
@@ -338,53 +344,22 @@ public final class ImpressionParser {
     }
 
     /**
-     * Reads the event time into {@link #parsedEventTime}: epoch millis from an integer, or from an
-     * ISO-8601 instant with an offset. Returns null if it is valid, else what is wrong with it (to
-     * follow the field's name). Nothing here can overflow: a number beyond a long, or an instant
-     * beyond the range of epoch millis (years up to +/-999,999,999 parse), is reported as such.
+     * Checks the event time the parser is on with {@link #eventTimes} (valid: then {@link EventTimeRules#lastValid()}):
+     * epoch millis from an integer, or an ISO-8601 instant with an offset from a string. Returns null if it is
+     * valid, else what is wrong with it (to follow the field's name). A number beyond a long is reported as such.
      */
     private String readEventTime(JsonParser parser, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NUMBER_INT) {
             if (parser.getNumberType() != JsonParser.NumberType.INT && parser.getNumberType() != JsonParser.NumberType.LONG) {
-                return "must be epoch milliseconds, but " + abbreviate(parser.getText()) + " is beyond the range of a long";
+                return "must be epoch milliseconds, but " + ImpressionAssembler.abbreviate(parser.getText()) + " is beyond the range of a long";
             }
-            return epochMillisError(parser.getLongValue());
+            return eventTimes.epochMillisError(parser.getLongValue());
         }
         if (token == JsonToken.VALUE_STRING) {
-            return isoInstantError(parser.getText());
+            return eventTimes.isoInstantError(parser.getText());
         }
         return "must be epoch milliseconds (an integer) or an ISO-8601 instant (a string), but is " + describe(token) + " "
-                + abbreviate(parser.getText());
-    }
-
-    /** Null if {@code millis} is a valid event time, now in {@link #parsedEventTime}, else what is wrong with it. Both paths use it. */
-    private String epochMillisError(long millis) {
-        if (millis < settings.minEventTimeMillis()) {
-            return beforeMinimum(millis + " (" + Instant.ofEpochMilli(millis) + ")");
-        }
-        parsedEventTime = millis;
-        return null;
-    }
-
-    /** Null if the string {@code text} is a valid ISO-8601 event time, now in {@link #parsedEventTime}, else what is wrong with it. Both paths use it. */
-    private String isoInstantError(String text) {
-        Instant instant;
-        try {
-            instant = OffsetDateTime.parse(text).toInstant();
-        } catch (DateTimeException | ArithmeticException e) {
-            return "must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is "
-                    + describe(JsonToken.VALUE_STRING) + " " + abbreviate(text);
-        }
-        // Compared as instants, before converting: a time far in the past names the option, not an overflow.
-        if (instant.isBefore(settings.minEventTime())) {
-            return beforeMinimum(abbreviate(text));
-        }
-        try {
-            parsedEventTime = instant.toEpochMilli();
-        } catch (ArithmeticException e) {
-            return abbreviate(text) + " is beyond the range of epoch milliseconds";
-        }
-        return null;
+                + ImpressionAssembler.abbreviate(parser.getText());
     }
 
     /**
@@ -412,27 +387,12 @@ public final class ImpressionParser {
         if (invalid >= 0) {
             return invalidUtf8("'" + field + "'", value, invalid);
         }
-        int unpaired = unpairedSurrogate(text);
+        int unpaired = DedupKey.unpairedSurrogate(text);
         if (unpaired >= 0) {
             return "'" + field + "' has an unpaired UTF-16 surrogate " + String.format("\\u%04x", (int) text.charAt(unpaired)) + " at index "
                     + unpaired;
         }
         return null;
-    }
-
-    /** The index of the first unpaired surrogate in {@code s}, or -1. */
-    private static int unpairedSurrogate(String s) {
-        for (int i = 0, n = s.length(); i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    i++;
-                } else {
-                    return i;
-                }
-            }
-        }
-        return -1;
     }
 
     /**
@@ -546,10 +506,6 @@ public final class ImpressionParser {
         }
     }
 
-    private String beforeMinimum(String value) {
-        return value + " is before --min-event-time " + settings.minEventTime();
-    }
-
     private static String describe(JsonToken token) {
         if (token == null) {
             return "missing";
@@ -576,18 +532,93 @@ public final class ImpressionParser {
     }
 
     private static ParsedRecord malformed(RawKafkaRecord raw, String error) {
-        return dead(raw, DeadLetterReason.MALFORMED, error);
+        return ImpressionAssembler.malformed(raw, error);
     }
 
-    private static ParsedRecord dead(RawKafkaRecord raw, DeadLetterReason reason, String error) {
-        return ParsedRecord.of(new DeadLetter(raw, reason, abbreviate(error)));
-    }
+    /**
+     * One object on a configured path, or one configured field: the configured paths form a tree of member
+     * names from the top-level object, walked alongside the parser. A node is a field ({@link #target} >= 0)
+     * or an object with children, never both (configured paths do not overlap).
+     */
+    static final class PathNode {
 
-    private static String abbreviate(String s) {
-        if (s == null) {
-            return "";
+        /** The member names from the top-level object to this node (none for the top-level object). */
+        final List<String> tokens;
+        /** How messages name it: a field's configured path; an object's JSON Pointer. */
+        final String label;
+        /** The configured field this node is (its index: key fields, then the event time), or -1 for an object. */
+        final int target;
+        /** For an object: the label of the first configured field under it, for messages. */
+        final String firstField;
+        /** The names of this object in the record being read, to find one given twice. */
+        final FieldNames names = new FieldNames();
+        private String[] childNames = new String[0];
+        private PathNode[] children = new PathNode[0];
+
+        private PathNode(List<String> tokens, String label, int target, String firstField) {
+            this.tokens = tokens;
+            this.label = label;
+            this.target = target;
+            this.firstField = firstField;
         }
-        return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH) + "...";
+
+        /** The tree of {@code fields} (field i: target i), which must not overlap one another. */
+        static PathNode tree(List<FieldPath> fields) {
+            PathNode root = new PathNode(List.of(), "", -1, null);
+            for (int target = 0; target < fields.size(); target++) {
+                FieldPath field = fields.get(target);
+                List<String> tokens = field.tokens();
+                PathNode node = root;
+                for (int depth = 0; depth < tokens.size(); depth++) {
+                    boolean last = depth == tokens.size() - 1;
+                    PathNode child = node.child(tokens.get(depth));
+                    if (child == null) {
+                        List<String> path = tokens.subList(0, depth + 1);
+                        child = last ? new PathNode(path, field.toString(), target, null)
+                                : new PathNode(path, FieldPath.pointer(path), -1, field.toString());
+                        node.add(tokens.get(depth), child);
+                    } else if (last || child.target >= 0) {
+                        throw new IllegalArgumentException("the field paths '" + field + "' and '" + child.firstFieldOrLabel()
+                                + "' overlap: a record cannot hold both");
+                    }
+                    node = child;
+                }
+            }
+            return root;
+        }
+
+        private String firstFieldOrLabel() {
+            return target >= 0 ? label : firstField;
+        }
+
+        private void add(String name, PathNode child) {
+            int n = childNames.length;
+            childNames = Arrays.copyOf(childNames, n + 1);
+            children = Arrays.copyOf(children, n + 1);
+            childNames[n] = name;
+            children[n] = child;
+        }
+
+        /** The child named {@code name}, or null: one comparison per configured child (a handful). */
+        PathNode child(String name) {
+            String[] names = childNames;
+            for (int i = 0; i < names.length; i++) {
+                if (names[i].equals(name)) {
+                    return children[i];
+                }
+            }
+            return null;
+        }
+
+        /** How a message names the member {@code name} of this object: as it is at the top level, else as a JSON Pointer. */
+        String nameOf(String name) {
+            if (tokens.isEmpty()) {
+                return name;
+            }
+            List<String> path = new ArrayList<>(tokens);
+            path.add(name);
+            return FieldPath.pointer(path);
+        }
     }
 
     /**
@@ -651,3 +682,4 @@ public final class ImpressionParser {
         }
     }
 }
+

@@ -1,5 +1,6 @@
 package io.impressiondedup.job.io;
 
+import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -110,6 +111,28 @@ class FlatImpressionScannerDifferentialTest {
             RawKafkaRecord record = raw(json.getBytes(StandardCharsets.UTF_8));
             assertSame(json.getBytes(StandardCharsets.UTF_8), customFast.parse(record), customJackson.parse(record));
         }
+    }
+
+    @Test
+    void theFastPathGivesWhatJacksonGivesWithAThreeFieldKeyOnTenThousandMutatedRecords() {
+        // A configured key: three names (the scanner locates four fields), an integer allowed in the first.
+        List<FieldPath> key = List.of(FieldPath.parse("requestId"), FieldPath.parse("adId"), FieldPath.parse("placementId"));
+        ParserSettings threeFields = new ParserSettings(key, FieldPath.parse("ts"), 64 * 1024, Duration.ofHours(1),
+                ParserSettings.DEFAULT_MIN_EVENT_TIME);
+        ImpressionParser keyedFast = new ImpressionParser(threeFields, () -> NOW, true);
+        ImpressionParser keyedJackson = new ImpressionParser(threeFields, () -> NOW, false);
+        List<byte[]> seeds = seeds();
+        seeds.add("{\"requestId\":17,\"adId\":\"a\",\"placementId\":-0,\"ts\":1763812800000}".getBytes(StandardCharsets.UTF_8));
+        seeds.add("{\"placementId\":\"p\",\"requestId\":\"r\",\"adId\":1,\"ts\":1763812800000}".getBytes(StandardCharsets.UTF_8));
+        SplittableRandom random = new SplittableRandom(Long.getLong("impressiondedup.fuzz.seed", 18));
+        int impressions = 0;
+        for (int m = 0; m < 10_000; m++) {
+            byte[] mutant = mutate(seeds.get(random.nextInt(seeds.size())), random);
+            ParsedRecord fastResult = keyedFast.parse(raw(mutant));
+            assertSame(mutant, fastResult, keyedJackson.parse(raw(mutant)));
+            impressions += fastResult.isImpression() ? 1 : 0;
+        }
+        assertThat(impressions).as("mutants that are impressions").isGreaterThan(1_000);
     }
 
     @Test
