@@ -1,0 +1,21 @@
+package io.impressiondedup.operators.stats;
+
+import io.impressiondedup.operators.model.ExplicitTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/**
+ * One reconciliation row's identity: an input topic partition, an event-time hour (its start, epoch
+ * millis, UTC hour-aligned), and the watermark at which the row is written ({@link HourlyStats#closeTimeOf}).
+ * The combiner is keyed by it; its {@code hashCode} is a pure function of the fields (a record of a
+ * String, ints and longs), the same in every JVM, as a Flink key must be.
+ */
+public record StatsKey(String topic, int partition, long hourStart, long closeTime) {
+
+    public static final TypeInformation<StatsKey> TYPE_INFO =
+            new ExplicitTypeInfo<>(StatsKey.class, StatsSerializers.StatsKeySerializer.INSTANCE);
+
+    /** Whether this is the hour's complete row (written when the watermark first passes hour end + delay), not an amendment. */
+    public boolean isComplete(long statsDelayMillis) {
+        return closeTime == HourlyStats.completeCloseTime(hourStart, statsDelayMillis);
+    }
+}
