@@ -100,4 +100,51 @@ class StatsCombinerTest {
                     new StatsRow(new StatsKey(TOPIC, 0, T0 + HOUR, T0 + 2 * HOUR), counts(1, 0, 0), true));
         }
     }
+
+    /**
+     * An idle sender (a source subtask whose partitions deliver only dead letters) does not hold the
+     * combiner's watermark back, so a row can close while it still holds a partial of it: that partial
+     * becomes the next amendment, never a second row under a written key.
+     */
+    @Test
+    void aPartialArrivingAfterItsRowWasWrittenGoesToTheNextAmendmentNotASecondRow() throws Exception {
+        StatsKey complete = new StatsKey(TOPIC, 1, T0, T0 + HOUR);
+        try (KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> c = StatsHarness.combiner(0)) {
+            c.open();
+            c.processElement(new StreamRecord<>(new StatsPartial(complete, counts(4, 0, 0))));
+            c.processWatermark(new Watermark(T0 + HOUR + 5 * MINUTE));
+            c.processElement(new StreamRecord<>(new StatsPartial(complete, counts(0, 2, 0)))); // from the sender that was idle
+            c.processWatermark(new Watermark(T0 + 2 * HOUR));
+
+            assertThat(takeRows(c)).containsExactly(
+                    new StatsRow(complete, counts(4, 0, 0), true),
+                    new StatsRow(complete.closingAt(T0 + 2 * HOUR), counts(0, 2, 0), false));
+        }
+    }
+
+    /**
+     * After a restore Flink's watermark starts from nothing; a sender whose floor is held back (by an idle
+     * subtask, or a new pre-aggregator without state) sends a partial of a complete row the combiner wrote
+     * before the checkpoint. The combiner's own restored watermark makes it an amendment.
+     */
+    @Test
+    void afterARestoreAPartialOfARowWrittenBeforeTheCheckpointBecomesAnAmendment() throws Exception {
+        StatsKey complete = new StatsKey(TOPIC, 0, T0, T0 + HOUR);
+        OperatorSubtaskState state;
+        try (KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> c = StatsHarness.combiner(0)) {
+            c.open();
+            c.processElement(new StreamRecord<>(new StatsPartial(complete, counts(1, 0, 0))));
+            c.processWatermark(new Watermark(T0 + HOUR));
+            assertThat(takeRows(c)).containsExactly(new StatsRow(complete, counts(1, 0, 0), true));
+            state = c.snapshot(1, 1);
+        }
+        try (KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> c = StatsHarness.combiner(0)) {
+            c.initializeState(state);
+            c.open();
+            c.processElement(new StreamRecord<>(new StatsPartial(complete, counts(1, 0, 0)))); // replayed after the checkpoint
+            c.processWatermark(new Watermark(Long.MAX_VALUE));
+
+            assertThat(takeRows(c)).containsExactly(new StatsRow(complete.closingAt(T0 + 2 * HOUR), counts(1, 0, 0), false));
+        }
+    }
 }

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -46,8 +45,7 @@ final class StatsHarness {
     }
 
     static KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> combiner(long delayMillis) throws Exception {
-        return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new StatsCombiner(delayMillis)), StatsPartial::key, StatsKey.TYPE_INFO);
+        return new KeyedOneInputStreamOperatorTestHarness<>(new StatsCombiner(delayMillis), p -> p.key().hourKey(), StatsKey.TYPE_INFO);
     }
 
     /** The partials a pre-aggregator emitted, in order, and drops them from its output. */
