@@ -4,7 +4,9 @@
 #   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH] -- JOB_ARGS...
 #       uploads job/target/dedup-job.jar (building it if missing), runs it, waits until all its
 #       tasks run, prints the job id
-#   deploy/local/job.sh stop-with-savepoint JOB_ID     prints the savepoint's path
+#   deploy/local/job.sh stop-with-savepoint JOB_ID [--drain]
+#       prints the savepoint's path; --drain ends event time first (every open hour's stats row is
+#       written, every bucket expires): for a job that will not be resumed
 #   deploy/local/job.sh status JOB_ID                  prints the job's state (RUNNING, FINISHED, ...)
 #   deploy/local/job.sh wait-running JOB_ID            waits until every task of the job runs
 #   deploy/local/job.sh cancel JOB_ID
@@ -69,9 +71,11 @@ submit() {
 }
 
 stop_with_savepoint() {
-  local job=$1
+  local job=$1 drain=false
+  [[ ${2:-} == --drain ]] && drain=true
   local trigger
-  trigger=$(rest POST "/jobs/$job/stop" "$(jq -n --arg dir "file://$RUN_DIR/savepoints" '{targetDirectory: $dir, drain: false}')" \
+  trigger=$(rest POST "/jobs/$job/stop" "$(jq -n --arg dir "file://$RUN_DIR/savepoints" --argjson drain "$drain" \
+    '{targetDirectory: $dir, drain: $drain}')" \
     | jq -r '."request-id"')
   for _ in $(seq 1 600); do
     local result status
@@ -111,7 +115,7 @@ command -v jq > /dev/null || die "jq is required"
 
 case ${1:-} in
   submit) shift; submit "$@" ;;
-  stop-with-savepoint) stop_with_savepoint "${2:?job id}" ;;
+  stop-with-savepoint) stop_with_savepoint "${2:?job id}" "${3:-}" ;;
   status) status "${2:?job id}" ;;
   wait-running) wait_running "${2:?job id}" ;;
   cancel) rest PATCH "/jobs/${2:?job id}?mode=cancel" > /dev/null; log "cancelled job $2" ;;

@@ -13,6 +13,7 @@ import io.impressiondedup.operators.dedup.ShardKeySelector;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
+import io.impressiondedup.operators.stats.StatsRow;
 import io.impressiondedup.job.config.OptionSources;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -37,6 +38,8 @@ import org.slf4j.LoggerFactory;
  *                             \                       \--late--> Kafka dead letters
  *                              \--malformed, oversized, future --/
  * </pre>
+ * With {@code --stats-topic}, the reconciliation rows too ({@link ReconciliationStats}); without it, not one
+ * operator more.
  *
  * {@link #main} parses the options, checks them against the brokers, and runs {@link #defineWorkflow}
  * with Kafka; the local run and the tests call the same {@link #defineWorkflow} with the same Kafka
@@ -139,14 +142,23 @@ public final class DedupJob {
                 .uid(KafkaConnectors.SOURCE_UID);
     }
 
-    /** The output, dead-letter and (if configured) duplicates topics, with the configured delivery guarantee. */
+    /** The output, dead-letter and (if configured) duplicates and stats topics, with the configured delivery guarantee. */
     public static DedupSinks kafkaSinks(DedupJobConfig config) {
-        return (unique, deadLetters, duplicates) -> {
-            unique.sinkTo(KafkaConnectors.outputSink(config)).uid(KafkaConnectors.OUTPUT_SINK_UID).name("Kafka output");
-            deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID).name("Kafka dead letters");
-            if (duplicates != null) {
-                duplicates.sinkTo(KafkaConnectors.duplicatesSink(config, config.duplicatesTopic().orElseThrow()))
-                        .uid(KafkaConnectors.DUPLICATES_SINK_UID).name("Kafka duplicates (audit)");
+        return new DedupSinks() {
+            @Override
+            public void attach(DataStream<Impression> unique, DataStream<DeadLetter> deadLetters, DataStream<Impression> duplicates) {
+                unique.sinkTo(KafkaConnectors.outputSink(config)).uid(KafkaConnectors.OUTPUT_SINK_UID).name("Kafka output");
+                deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID).name("Kafka dead letters");
+                if (duplicates != null) {
+                    duplicates.sinkTo(KafkaConnectors.duplicatesSink(config, config.duplicatesTopic().orElseThrow()))
+                            .uid(KafkaConnectors.DUPLICATES_SINK_UID).name("Kafka duplicates (audit)");
+                }
+            }
+
+            @Override
+            public void attachStats(DataStream<StatsRow> rows) {
+                rows.sinkTo(KafkaConnectors.statsSink(config, config.statsTopic().orElseThrow()))
+                        .uid(KafkaConnectors.STATS_SINK_UID).name(KafkaConnectors.STATS_SINK_NAME);
             }
         };
     }
@@ -172,6 +184,12 @@ public final class DedupJob {
             deadLetters = deadLetters.union(result.late());
         }
         sinks.attach(result.unique(), deadLetters, config.duplicatesTopic().isPresent() ? result.duplicates() : null);
+        if (config.statsTopic().isPresent()) {
+            if (result.outcomes() == null) {
+                throw new IllegalStateException("--" + DedupJobOptions.STATS_TOPIC.key() + " is set, but this dedup stage reports no outcomes");
+            }
+            sinks.attachStats(ReconciliationStats.rows(result.outcomes(), impressions.getSideOutput(RouteParsedRecords.DEAD_LETTERS), config));
+        }
     }
 
     /** The job's dedup stage: records keyed by shard, time-bucketed Bloom filters in keyed state. */
@@ -183,7 +201,8 @@ public final class DedupJob {
                     .transform(DedupOperator.NAME, Impression.TYPE_INFO, new DedupOperator(config.dedupSettings()))
                     .uid(DedupOperator.UID)
                     .name(DedupOperator.NAME);
-            return new DedupStage.Deduplicated(unique, unique.getSideOutput(DedupOperator.LATE), unique.getSideOutput(DedupOperator.DUPLICATES));
+            return new DedupStage.Deduplicated(unique, unique.getSideOutput(DedupOperator.LATE), unique.getSideOutput(DedupOperator.DUPLICATES),
+                    config.statsTopic().isPresent() ? unique.getSideOutput(DedupOperator.OUTCOMES) : null);
         };
     }
 }

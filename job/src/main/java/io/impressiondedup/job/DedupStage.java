@@ -4,6 +4,7 @@ import io.impressiondedup.job.config.DedupJobConfig;
 
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.operators.stats.RecordOutcome;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
@@ -23,6 +24,14 @@ public interface DedupStage {
      * @param unique the impressions that pass
      * @param late records judged too late to deduplicate, for the dead-letter topic, or {@code null}
      * @param duplicates the dropped duplicates, for the audit topic, or {@code null}
+     * @param outcomes every record's outcome, for the reconciliation rows ({@code --stats-topic}), or {@code null}
      */
-    record Deduplicated(DataStream<Impression> unique, DataStream<DeadLetter> late, DataStream<Impression> duplicates) {}
+    record Deduplicated(DataStream<Impression> unique, DataStream<DeadLetter> late, DataStream<Impression> duplicates,
+            DataStream<RecordOutcome> outcomes) {
+
+        /** A stage without outcomes: it cannot feed a stats topic. */
+        public Deduplicated(DataStream<Impression> unique, DataStream<DeadLetter> late, DataStream<Impression> duplicates) {
+            this(unique, late, duplicates, null);
+        }
+    }
 }

@@ -8,6 +8,7 @@ import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.testdata.ExpectedHourlyCounts;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
@@ -16,6 +17,7 @@ import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
+import io.impressiondedup.testdata.TopicReader;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.io.IOException;
@@ -49,9 +51,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  *
  * <p>Submit at parallelism 2 and process a first third of the stream; stop with a savepoint; add
  * the second third (with copies of impressions from the first); resume from the savepoint at
- * parallelism 3; while the last third streams in, kill -9 a TaskManager and start a new one. Then
- * the verifier must find no duplicate passed, nothing lost, nothing written twice, and a
- * false-positive rate within 2x the FPP; Prometheus must expose the dedup metrics.
+ * parallelism 3; while the last third streams in, kill -9 a TaskManager and start a new one; stop
+ * with a drained savepoint. Then the verifier must find no duplicate passed, nothing lost, nothing
+ * written twice, and a false-positive rate within 2x the FPP; Prometheus must expose the dedup
+ * metrics; the reconciliation rows of {@code --stats-topic} must sum to the verifier's counts per
+ * (partition, hour), each row written once.
  *
  * <p>On the same cluster, first: a bounded run submitted the way clusters are driven, detached
  * through {@code POST /jars/:id/run}, must be accepted, run once and finish with a balanced account
@@ -183,14 +187,15 @@ class ClusterIT {
     @Order(2)
     void savepointRescaleAndFailoverKeepEveryImpressionExactlyOnce() throws Exception {
         long started = System.nanoTime();
-        createTopics(Map.of("impressions", 4, "deduplicated", 4, "dead-letters", 1));
+        createTopics(Map.of("impressions", 4, "deduplicated", 4, "dead-letters", 1, "stats", 2));
         Path truthFile = runDir.resolve("truth.csv");
-        GeneratorSettings settings = GeneratorSettings.builder().count(RECORDS).seed(77).span(Duration.ofDays(4)).build();
+        // 1% of requests from delayed clients, 1-20 h late: their hours get amendment rows in the stats topic.
+        GeneratorSettings settings = GeneratorSettings.builder().count(RECORDS).seed(77).span(Duration.ofDays(4)).delayedShare(0.01).build();
         ImpressionGenerator generator = new ImpressionGenerator(settings);
         List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", "impressions",
                 "--output-topic", "deduplicated", "--dlq-topic", "dead-letters", "--capacity", "45000",
                 "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
-                "--group-id", GROUP, "--transactional-id-prefix", "cluster-it");
+                "--group-id", GROUP, "--transactional-id-prefix", "cluster-it", "--stats-topic", "stats");
 
         try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
                 KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
@@ -218,7 +223,8 @@ class ClusterIT {
             }
             assertDeadLettersByReasonMatchTheAccount(metrics);
             assertTheObservabilityPackUsesOnlyExportedMetrics(second);
-            cluster.script("job.sh", "stop-with-savepoint", second);
+            // Drained: event time ends, so every hour's rows are written before the final savepoint commits them.
+            cluster.script("job.sh", "stop-with-savepoint", second, "--drain");
         }
 
         VerificationReport report = verify(GroundTruth.read(truthFile));
@@ -228,6 +234,53 @@ class ClusterIT {
         assertThat(report.input()).isEqualTo(RECORDS);
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
         assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
+        assertTheStatsRowsSumToTheVerifiersCounts(truthFile);
+    }
+
+    /**
+     * The stats topic, read committed, across a savepoint, a rescale 2 -> 3 and a TaskManager killed: summed per
+     * (partition, hour) its rows equal the counts the verifier derives from the ground truth and the topics; each
+     * row is written once, each (partition, hour) has at most one complete row, and delayed impressions made
+     * amendment rows.
+     */
+    private void assertTheStatsRowsSumToTheVerifiersCounts(Path truthFile) throws Exception {
+        long started = System.nanoTime();
+        Map<String, long[]> expected = ExpectedHourlyCounts.fromTopics(truthFile, bootstrap, "impressions", "deduplicated", "dead-letters");
+        Map<String, long[]> summed = new java.util.TreeMap<>();
+        Map<String, Integer> completeRows = new HashMap<>();
+        Map<String, Integer> rowsByCloseTime = new HashMap<>();
+        int[] rows = new int[2]; // complete, amendment
+        TopicReader.readAll(bootstrap, "stats", Map.of(), record -> {
+            try {
+                var row = json.readTree(record.value());
+                String key = new String(record.key(), StandardCharsets.UTF_8);
+                long[] counts = {row.path("input").asLong(), row.path("unique").asLong(), row.path("duplicates").asLong(),
+                    row.path("late").asLong(), row.path("deadLettered").asLong()};
+                assertThat(counts[0]).as("input of row %s", row).isEqualTo(counts[1] + counts[2] + counts[3] + counts[4]);
+                long[] sum = summed.computeIfAbsent(key, k -> new long[5]);
+                for (int i = 0; i < 5; i++) {
+                    sum[i] += counts[i];
+                }
+                boolean complete = row.path("kind").asText().equals("complete");
+                rows[complete ? 0 : 1]++;
+                if (complete) {
+                    completeRows.merge(key, 1, Integer::sum);
+                }
+                rowsByCloseTime.merge(key + "@" + row.path("closedAtMillis").asLong(), 1, Integer::sum);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        System.out.printf("stats topic: %d complete rows, %d amendment rows, %d (partition, hour) keys; checked in %.1f s%n", rows[0], rows[1],
+                summed.size(), (System.nanoTime() - started) / 1e9);
+        assertThat(rowsByCloseTime.values()).as("rows written more than once").allMatch(n -> n == 1);
+        assertThat(completeRows.values()).as("(partition, hour) with more than one complete row").allMatch(n -> n == 1);
+        assertThat(rows[1]).as("amendment rows (delayed impressions arrive 1-20 h after their hour closed)").isGreaterThan(10);
+        Map<String, List<Long>> got = new java.util.TreeMap<>();
+        summed.forEach((key, counts) -> got.put(key, java.util.Arrays.stream(counts).boxed().toList()));
+        Map<String, List<Long>> want = new java.util.TreeMap<>();
+        expected.forEach((key, counts) -> want.put(key, java.util.Arrays.stream(counts).boxed().toList()));
+        assertThat(got).as("stats rows summed per (partition, hour): [input, unique, duplicates, late, deadLettered]").isEqualTo(want);
     }
 
     /** Writes the generator's next {@code count} records to the input topic and to the ground truth. */

@@ -5,6 +5,8 @@ import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -53,16 +55,21 @@ final class JobRun {
     static Result run(Variant variant, Workload workload, BenchKafka kafka, String runId, Path workDir, int parallelism) throws Exception {
         String output = "out-" + runId;
         String deadLetters = "dlq-" + runId;
-        kafka.create(Map.of(output, parallelism, deadLetters, 1));
+        String stats = "stats-" + runId;
+        kafka.create(variant.stats ? Map.of(output, parallelism, deadLetters, 1, stats, 1) : Map.of(output, parallelism, deadLetters, 1));
         Path checkpoints = workDir.resolve("checkpoints-" + runId);
-        DedupJobConfig config = DedupJobConfig.parse(
+        List<String> args = new ArrayList<>(List.of(
                 "--bootstrap-servers", kafka.bootstrapServers,
                 "--input-topic", workload.inputTopic, "--output-topic", output, "--dlq-topic", deadLetters,
                 "--bounded", "--starting-offsets", "earliest", "--group-id", "bench-" + runId,
                 "--transactional-id-prefix", "bench-" + runId,
                 "--capacity", Long.toString(workload.uniquePerDay()), "--fpp", "0.001",
                 "--parallelism", Integer.toString(parallelism), "--state-backend", variant.stateBackend,
-                "--checkpoint-interval", "10s", "--checkpoint-dir", checkpoints.toUri().toString());
+                "--checkpoint-interval", "10s", "--checkpoint-dir", checkpoints.toUri().toString()));
+        if (variant.stats) {
+            args.addAll(List.of("--stats-topic", stats));
+        }
+        DedupJobConfig config = DedupJobConfig.parse(args.toArray(new String[0]));
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
         // Only the last checkpoint is kept: its state size is read from its metadata (CheckpointCapture).
@@ -94,6 +101,9 @@ final class JobRun {
         VerificationReport report = Verifier.verifyTopics(workload.truth, kafka.bootstrapServers, output, deadLetters);
 
         kafka.delete(output, deadLetters);
+        if (variant.stats) {
+            kafka.delete(stats);
+        }
         FileUtils.deleteDirectory(checkpoints.toFile());
         FileUtils.deleteDirectory(workDir.resolve("metadata-" + runId).toFile());
         Result run = new Result(variant, workload.records, seconds, checkpointBytes, report,

@@ -12,6 +12,9 @@ enum Variant {
     PASS_THROUGH_KEYED("pass-through, keyed (no dedup)", "hashmap", AlternativeDedupStages.keyedPassThrough()),
     BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.bloomDedup()),
     BLOOM_HEAP("this job, heap", "hashmap", DedupJob.bloomDedup()),
+    /** This job with --stats-topic: the reconciliation rows' cost (outcome side output, chained pre-aggregators, combiner, sink). */
+    BLOOM_ROCKSDB_STATS("this job, RocksDB, --stats-topic", "rocksdb", DedupJob.bloomDedup(), true),
+    BLOOM_HEAP_STATS("this job, heap, --stats-topic", "hashmap", DedupJob.bloomDedup(), true),
     EXACT_ROCKSDB("exact keyed state, RocksDB", "rocksdb", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
     EXACT_HEAP("exact keyed state, heap", "hashmap", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
     SQL_ROCKSDB("Flink SQL ROW_NUMBER, RocksDB", "rocksdb", AlternativeDedupStages.flinkSql(TimeBuckets.DEFAULT_RETENTION));
@@ -19,11 +22,18 @@ enum Variant {
     final String label;
     final String stateBackend;
     final DedupStage stage;
+    /** Whether the run writes reconciliation rows to a stats topic of its own. */
+    final boolean stats;
 
     Variant(String label, String stateBackend, DedupStage stage) {
+        this(label, stateBackend, stage, false);
+    }
+
+    Variant(String label, String stateBackend, DedupStage stage, boolean stats) {
         this.label = label;
         this.stateBackend = stateBackend;
         this.stage = stage == null ? null : EndOfInputWatermarkHold.before(stage);
+        this.stats = stats;
     }
 
     String id() {

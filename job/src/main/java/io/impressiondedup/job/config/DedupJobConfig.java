@@ -51,6 +51,8 @@ public final class DedupJobConfig implements Serializable {
     private final String outputTopic;
     private final String dlqTopic;
     private final String duplicatesTopic;
+    private final String statsTopic;
+    private final Duration statsDelay;
     private final String groupId;
     private final StartingOffsets startingOffsets;
     private final boolean bounded;
@@ -77,6 +79,8 @@ public final class DedupJobConfig implements Serializable {
         outputTopic = options.get(OUTPUT_TOPIC);
         dlqTopic = options.get(DLQ_TOPIC);
         duplicatesTopic = options.get(DUPLICATES_TOPIC);
+        statsTopic = options.get(STATS_TOPIC);
+        statsDelay = options.get(STATS_DELAY);
         String derivedIdentity = JobIdentity.derive(inputTopic, outputTopic);
         groupId = options.getOptional(GROUP_ID).orElse(derivedIdentity);
         startingOffsets = options.get(STARTING_OFFSETS);
@@ -90,6 +94,7 @@ public final class DedupJobConfig implements Serializable {
                 .plan(plan)
                 .fingerprintCheck(FingerprintSecret.checkValueOf(secret)) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)
+                .emitOutcomes(statsTopic != null)
                 .latePolicy(options.get(LATE_POLICY))
                 .resetLatenessWatermark(options.get(RESET_LATENESS_WATERMARK))
                 .pageCacheBytes(pageCacheBytes(options));
@@ -244,6 +249,12 @@ public final class DedupJobConfig implements Serializable {
         if (outputTopic.equals(dlqTopic)) {
             throw new InvalidOptionException("--" + OUTPUT_TOPIC.key() + " and --" + DLQ_TOPIC.key() + " must differ");
         }
+        if (statsTopic != null && (statsTopic.equals(inputTopic) || statsTopic.equals(outputTopic) || statsTopic.equals(dlqTopic)
+                || statsTopic.equals(duplicatesTopic))) {
+            throw new InvalidOptionException("--" + STATS_TOPIC.key() + " " + statsTopic + " must differ from --" + INPUT_TOPIC.key()
+                    + ", --" + OUTPUT_TOPIC.key() + ", --" + DLQ_TOPIC.key() + " and --" + DUPLICATES_TOPIC.key()
+                    + ": its rows are JSON counts, not impressions");
+        }
         if (dedupSettings.plan().shards() < maxParallelism) {
             org.slf4j.LoggerFactory.getLogger(DedupJobConfig.class).warn(
                     "--shards {} is below --max-parallelism {}: only {} key groups hold state, so parallelism above {} idles",
@@ -294,6 +305,16 @@ public final class DedupJobConfig implements Serializable {
 
     public Optional<String> duplicatesTopic() {
         return Optional.ofNullable(duplicatesTopic);
+    }
+
+    /** The reconciliation stats topic ({@code --stats-topic}), or empty: then the job has no stats operators at all. */
+    public Optional<String> statsTopic() {
+        return Optional.ofNullable(statsTopic);
+    }
+
+    /** How far past an hour's end the watermark must be before the hour's complete stats row is written. */
+    public Duration statsDelay() {
+        return statsDelay;
     }
 
     /** The consumer group: {@code --group-id}, else derived from the topics ({@link JobIdentity}). */

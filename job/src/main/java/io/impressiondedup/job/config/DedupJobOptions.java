@@ -204,8 +204,20 @@ public final class DedupJobOptions {
                     + " (the records are lost) once it is older than this. The start-up log and the longestSafeOutageMs metric"
                     + " give the bound.");
 
+    // Reconciliation stats (issue 18 item 3): the rows of docs/RECONCILIATION.md, rule in HourlyStats.
+    public static final ConfigOption<String> STATS_TOPIC = ConfigOptions.key("stats-topic").stringType().noDefaultValue()
+            .withDescription("Optional topic of reconciliation rows: per event-time hour (UTC) and input partition, the counts of"
+                    + " input, unique, duplicates, late and dead-lettered, each row written exactly once when the watermark passes"
+                    + " the hour's end plus --stats-delay (the hour's complete row), records of the hour arriving later in amendment"
+                    + " rows (at most one per partition and hour per hour of watermark progress). Billing sums the rows of a"
+                    + " (topic, partition, hour); docs/RECONCILIATION.md has the row format. Off unless given: no stats operator at all.");
+    public static final ConfigOption<Duration> STATS_DELAY = ConfigOptions.key("stats-delay").durationType().defaultValue(Duration.ZERO)
+            .withDescription("How far past an hour's end the watermark must be before the hour's complete row is written to"
+                    + " --stats-topic: a longer delay puts more late records in the complete row and fewer in amendments.");
+
     /** Every option, in the order of {@code --help}. */
     public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
+            STATS_TOPIC, STATS_DELAY,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
             FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
             MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, PARALLELISM, STATE_BACKEND,
@@ -272,6 +284,8 @@ public final class DedupJobOptions {
         rule(TRANSACTIONAL_ID_PREFIX, p -> !p.isBlank(), "a non-blank prefix");
         rule(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration");
         rule(BOOTSTRAP_SERVERS, s -> !s.isBlank(), "host:port[,host:port...]");
+        rule(STATS_TOPIC, t -> !t.isBlank(), "a Kafka topic name");
+        rule(STATS_DELAY, d -> !d.isNegative(), "a non-negative duration, e.g. 0 or 2h");
     }
 
     private DedupJobOptions() {}

@@ -55,6 +55,7 @@ public final class KafkaAcls {
         written.add(new String[] {config.outputTopic(), DedupJobOptions.OUTPUT_TOPIC.key()});
         written.add(new String[] {config.dlqTopic(), DedupJobOptions.DLQ_TOPIC.key()});
         config.duplicatesTopic().ifPresent(t -> written.add(new String[] {t, DedupJobOptions.DUPLICATES_TOPIC.key()}));
+        config.statsTopic().ifPresent(t -> written.add(new String[] {t, DedupJobOptions.STATS_TOPIC.key()}));
         for (String[] topic : written) {
             acls.add(topic(topic[0], AclOperation.WRITE, topic[1], false, "a sink writes it"));
             if (exactlyOnce) {

@@ -127,11 +127,11 @@ public final class KafkaChecks {
         }
     }
 
-    /** The open transactions whose ids are those of the job's sinks ({@code <prefix>-output-...}, {@code -dlq-}, {@code -duplicates-}). */
+    /** The open transactions whose ids are those of the job's sinks ({@code <prefix>-output-...}, {@code -dlq-}, {@code -duplicates-}, {@code -stats-}). */
     static OpenTransactionsUnderPrefix openTransactionsUnderPrefix(Admin admin, DedupJobConfig config) {
         String prefix = config.transactionalIdPrefix();
         List<String> sinkPrefixes = List.of(prefix + KafkaConnectors.OUTPUT_ID_SUFFIX + "-", prefix + KafkaConnectors.DEAD_LETTER_ID_SUFFIX
-                + "-", prefix + KafkaConnectors.DUPLICATES_ID_SUFFIX + "-");
+                + "-", prefix + KafkaConnectors.DUPLICATES_ID_SUFFIX + "-", prefix + KafkaConnectors.STATS_ID_SUFFIX + "-");
         // The brokers list only the transactions the principal may describe, silently: make sure it may describe ours.
         String probe = sinkPrefixes.get(0) + "0-0";
         try {
@@ -209,6 +209,7 @@ public final class KafkaChecks {
         topics.put(config.outputTopic(), DedupJobOptions.OUTPUT_TOPIC);
         topics.put(config.dlqTopic(), DedupJobOptions.DLQ_TOPIC);
         config.duplicatesTopic().ifPresent(t -> topics.put(t, DedupJobOptions.DUPLICATES_TOPIC));
+        config.statsTopic().ifPresent(t -> topics.put(t, DedupJobOptions.STATS_TOPIC));
         Map<String, KafkaFuture<?>> described = new LinkedHashMap<>(admin.describeTopics(topics.keySet()).topicNameValues());
         List<String> absent = new ArrayList<>();
         for (Map.Entry<String, KafkaFuture<?>> topic : described.entrySet()) {
@@ -282,6 +283,7 @@ public final class KafkaChecks {
     static void checkProducerListing(Admin admin, DedupJobConfig config, List<KafkaAcls.Acl> required, Set<KafkaAcls.Acl> missing) {
         List<String> written = new ArrayList<>(List.of(config.outputTopic(), config.dlqTopic()));
         config.duplicatesTopic().ifPresent(written::add);
+        config.statsTopic().ifPresent(written::add);
         for (String topic : written) {
             if (missing.stream().anyMatch(acl -> acl.resourceType() == ResourceType.TOPIC && acl.name().equals(topic))) {
                 continue; // not even Describe: already named

@@ -28,11 +28,14 @@ public final class KafkaConnectors {
     public static final String OUTPUT_SINK_UID = "kafka-output-sink";
     public static final String DEAD_LETTER_SINK_UID = "kafka-dead-letter-sink";
     public static final String DUPLICATES_SINK_UID = "kafka-duplicates-sink";
+    public static final String STATS_SINK_UID = "kafka-stats-sink";
+    public static final String STATS_SINK_NAME = "Kafka reconciliation stats";
 
     /** Appended to the transactional-id prefix, one per sink: two sinks sharing transactional ids would fence each other. */
     static final String OUTPUT_ID_SUFFIX = "-output";
     static final String DEAD_LETTER_ID_SUFFIX = "-dlq";
     static final String DUPLICATES_ID_SUFFIX = "-duplicates";
+    static final String STATS_ID_SUFFIX = "-stats";
 
     static final String MAX_REQUEST_SIZE = "max.request.size";
     /** The producers' {@code max.request.size} unless {@code kafka.max.request.size} is given (Kafka's own default is 1 MiB). */
@@ -127,6 +130,11 @@ public final class KafkaConnectors {
 
     public static KafkaSink<Impression> duplicatesSink(DedupJobConfig config, String topic) {
         return sink(config, topic, DUPLICATES_ID_SUFFIX, new KafkaRecords.Unchanged(topic));
+    }
+
+    /** The reconciliation rows' sink ({@link StatsRows}), with the job's delivery guarantee and a transactional-id prefix of its own. */
+    public static KafkaSink<io.impressiondedup.operators.stats.StatsRow> statsSink(DedupJobConfig config, String topic) {
+        return sink(config, topic, STATS_ID_SUFFIX, new StatsRows(topic));
     }
 
     private static <T> KafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix, KafkaRecordSerializationSchema<T> serializer) {

@@ -3,6 +3,9 @@ package io.impressiondedup.operators.dedup;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.operators.model.RawKafkaRecord;
+import io.impressiondedup.operators.stats.RecordOutcome;
+import io.impressiondedup.operators.stats.StatsOutcome;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -120,6 +123,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public static final OutputTag<DeadLetter> LATE = new OutputTag<>("late-impressions", DeadLetter.TYPE_INFO);
     /** Dropped duplicates, for audit; only emitted if {@link DedupSettings#emitDuplicates()}. */
     public static final OutputTag<Impression> DUPLICATES = new OutputTag<>("duplicate-impressions", Impression.TYPE_INFO);
+    /**
+     * Each record's outcome (unique, duplicate, late) with its input partition and event time, for the
+     * reconciliation rows ({@code StatsPreAggregator}); only emitted if {@link DedupSettings#emitOutcomes()}.
+     */
+    public static final OutputTag<RecordOutcome> OUTCOMES = new OutputTag<>("dedup-outcomes", RecordOutcome.TYPE_INFO);
 
     /**
      * Job accumulators (live in the REST API, final in the job result) for the job-level account; each
@@ -304,6 +312,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             if (late) {
                 metrics.lateDuplicates.inc();
             }
+            emitOutcome(impression, StatsOutcome.DUPLICATE, element);
             if (settings.emitDuplicates()) {
                 output.collect(DUPLICATES, element);
             }
@@ -316,7 +325,17 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         insert(shard, directory, buckets.bucketOf(eventTime));
         metrics.unique.inc();
+        emitOutcome(impression, StatsOutcome.UNIQUE, element);
         output.collect(element);
+    }
+
+    /** The record's outcome, for the reconciliation rows, if they are on. */
+    private void emitOutcome(Impression impression, StatsOutcome outcome, StreamRecord<Impression> element) {
+        if (settings.emitOutcomes()) {
+            RawKafkaRecord raw = impression.raw();
+            output.collect(OUTCOMES, new StreamRecord<>(new RecordOutcome(raw.topic(), raw.partition(), impression.eventTime(), outcome),
+                    element.getTimestamp()));
+        }
     }
 
     /** A late record that is not a copy of anything live: counted as late, then as {@link LatePolicy} says. */
@@ -324,6 +343,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             throws Exception {
         Impression impression = element.getValue();
         metrics.late.inc();
+        emitOutcome(impression, StatsOutcome.LATE, element);
         switch (settings.latePolicy()) {
             case DEAD_LETTER:
                 metrics.lateDeadLetters.inc();

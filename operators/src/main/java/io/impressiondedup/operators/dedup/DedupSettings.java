@@ -24,6 +24,7 @@ public final class DedupSettings implements Serializable {
     private final boolean resetLatenessWatermark;
     private final long fingerprintCheck;
     private final long pageCacheBytes;
+    private final boolean emitOutcomes;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
@@ -34,6 +35,7 @@ public final class DedupSettings implements Serializable {
         this.resetLatenessWatermark = builder.resetLatenessWatermark;
         this.fingerprintCheck = builder.fingerprintCheck;
         this.pageCacheBytes = builder.pageCacheBytes;
+        this.emitOutcomes = builder.emitOutcomes;
     }
 
     public static Builder builder() {
@@ -54,6 +56,11 @@ public final class DedupSettings implements Serializable {
      */
     public Duration stateTtl() {
         return stateTtl;
+    }
+
+    /** Whether every record's outcome goes to {@link DedupOperator#OUTCOMES}, for the reconciliation rows (a stats topic). */
+    public boolean emitOutcomes() {
+        return emitOutcomes;
     }
 
     public Duration gaugeInterval() {
@@ -115,7 +122,7 @@ public final class DedupSettings implements Serializable {
     public String toString() {
         return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
                 + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + ", fingerprintCheck="
-                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + '}';
+                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + ", emitOutcomes=" + emitOutcomes + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -128,6 +135,7 @@ public final class DedupSettings implements Serializable {
         private boolean resetLatenessWatermark;
         private long fingerprintCheck = FingerprintSecret.NO_SECRET;
         private long pageCacheBytes;
+        private boolean emitOutcomes;
 
         public Builder plan(DedupPlan plan) {
             this.plan = plan;
@@ -178,6 +186,12 @@ public final class DedupSettings implements Serializable {
         /** Heap bytes per subtask for the page-group cache; 0 (the default) for none. */
         public Builder pageCacheBytes(long pageCacheBytes) {
             this.pageCacheBytes = pageCacheBytes;
+            return this;
+        }
+
+        /** Emit each record's outcome to {@link DedupOperator#OUTCOMES} (off by default: it costs an object per record). */
+        public Builder emitOutcomes(boolean emitOutcomes) {
+            this.emitOutcomes = emitOutcomes;
             return this;
         }
 

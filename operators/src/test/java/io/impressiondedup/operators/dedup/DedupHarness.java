@@ -108,6 +108,15 @@ final class DedupHarness implements AutoCloseable {
         return late;
     }
 
+    /** The outcomes emitted for the reconciliation rows so far (only with {@link DedupSettings#emitOutcomes()}). */
+    List<io.impressiondedup.operators.stats.RecordOutcome> outcomes() {
+        List<io.impressiondedup.operators.stats.RecordOutcome> outcomes = new ArrayList<>();
+        if (harness.getSideOutput(DedupOperator.OUTCOMES) != null) {
+            harness.getSideOutput(DedupOperator.OUTCOMES).forEach(r -> outcomes.add(r.getValue()));
+        }
+        return outcomes;
+    }
+
     List<Impression> duplicates() {
         List<Impression> duplicates = new ArrayList<>();
         if (harness.getSideOutput(DedupOperator.DUPLICATES) != null) {

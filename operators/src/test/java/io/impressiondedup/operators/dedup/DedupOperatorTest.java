@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -191,6 +192,23 @@ class DedupOperatorTest {
             assertThat(late.error()).contains("more than the allowed lateness (PT24H) behind the watermark 2026-11-25T00:00:00Z");
             assertThat(new String(late.raw().value(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"requestId\":\"old\"");
             assertThat(h.counter(DedupMetrics.LATE)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void withStatsOnEveryRecordHasExactlyOneOutcomeAndWithoutNone() throws Exception {
+        DedupSettings withStats = DedupSettings.builder().plan(defaults().plan()).emitOutcomes(true).build();
+        for (DedupSettings settings : List.of(withStats, defaults())) {
+            try (DedupHarness h = DedupHarness.open(settings, Backend.HASHMAP)) {
+                h.process(impression("r1", "a", T0 + HOUR));
+                h.process(impression("r1", "a", T0 + HOUR + 5));
+                h.watermark(T0 + 3 * DAY);
+                h.process(impression("old", "a", T0 + 2 * DAY - 1));
+
+                assertThat(h.outcomes()).extracting(o -> o.outcome() + "@" + o.eventTime()).isEqualTo(settings.emitOutcomes()
+                        ? List.of("UNIQUE@" + (T0 + HOUR), "DUPLICATE@" + (T0 + HOUR + 5), "LATE@" + (T0 + 2 * DAY - 1))
+                        : List.of());
+            }
         }
     }
 
