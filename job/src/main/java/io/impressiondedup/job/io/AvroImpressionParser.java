@@ -23,13 +23,16 @@ import java.util.stream.Collectors;
  *   <li><b>future-timestamp</b> and otherwise an impression, by {@link ImpressionAssembler}, as for JSON.
  * </ul>
  *
- * A key field is read as its text (a string, an int's or long's decimal digits, an enum's symbol), so an Avro and a
+ * Every dead letter names a field by its JSON Pointer ({@code /adId}, {@code /imp/ts}), top-level ones included, as
+ * the reader names any field it fails in (also one it skips): so the missing-field and event-time messages are
+ * worded here, not by the assembler, which would name a top-level field as configured ({@code adId}).
+ *
+ * <p>A key field is read as its text (a string, an int's or long's decimal digits, an enum's symbol), so an Avro and a
  * JSON record with the same values have the same identity. The schema's fit to the field options (each path in it,
  * of a usable type) is checked at start by {@code DedupJobConfig}, which builds this parser's reader once.
  */
 public final class AvroImpressionParser implements RecordParser {
 
-    private final ParserSettings settings;
     private final AvroImpressionFields fields;
     private final ImpressionAssembler assembler;
     private final EventTimeRules eventTimes;
@@ -39,7 +42,6 @@ public final class AvroImpressionParser implements RecordParser {
         if (settings.inputFormat() != InputFormat.AVRO) {
             throw new IllegalArgumentException("the input format is " + settings.inputFormat() + ", not avro");
         }
-        this.settings = settings;
         this.fields = fieldsOf(settings);
         this.assembler = new ImpressionAssembler(settings, clock);
         this.eventTimes = new EventTimeRules(settings);
@@ -69,6 +71,9 @@ public final class AvroImpressionParser implements RecordParser {
         }
         for (int i = 0; i < keyValues.length; i++) {
             keyValues[i] = fields.keyText(i);
+            if (keyValues[i] == null) {
+                return ImpressionAssembler.malformed(raw, "missing field '" + fields.keyPointer(i) + "'");
+            }
         }
         String timeError;
         switch (fields.eventTimeKind()) {
@@ -79,10 +84,10 @@ public final class AvroImpressionParser implements RecordParser {
                 timeError = eventTimes.isoInstantError(fields.eventTimeText());
                 break;
             default:
-                return assembler.assemble(raw, keyValues, false, 0);
+                return ImpressionAssembler.malformed(raw, "missing field '" + fields.timestampPointer() + "'");
         }
         if (timeError != null) {
-            return ImpressionAssembler.malformed(raw, "'" + settings.timestampField() + "' " + timeError);
+            return ImpressionAssembler.malformed(raw, "'" + fields.timestampPointer() + "' " + timeError);
         }
         return assembler.assemble(raw, keyValues, true, eventTimes.lastValid());
     }

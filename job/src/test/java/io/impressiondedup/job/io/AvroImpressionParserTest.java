@@ -85,11 +85,22 @@ class AvroImpressionParserTest {
         assertMalformed(PARSER.parse(raw(encode("r", null, NOW))), "missing field '/imp/adId'");
         assertMalformed(PARSER.parse(raw(encode("", "a", NOW))), "'/imp/requestId': must be a non-empty string, but is empty");
         assertMalformed(PARSER.parse(raw(encode("r", "a", "yesterday"))),
-                "'ts' must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is a string yesterday");
+                "'/ts' must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is a string yesterday");
         assertMalformed(PARSER.parse(raw(encode("r", "a", -5L))),
-                "'ts' -5 (1969-12-31T23:59:59.995Z) is before --min-event-time 2000-01-01T00:00:00Z");
+                "'/ts' -5 (1969-12-31T23:59:59.995Z) is before --min-event-time 2000-01-01T00:00:00Z");
         ParsedRecord future = PARSER.parse(raw(encode("r", "a", NOW + Duration.ofDays(1).toMillis())));
         assertThat(future.deadLetter().reason()).isEqualTo(DeadLetterReason.FUTURE_TIMESTAMP);
+    }
+
+    @Test
+    void aMissingTopLevelFieldIsNamedByItsPointerAsEveryAvroField() {
+        RecordParser flat = RecordParser.of(ParserSettings.defaults().withAvro("{\"type\":\"record\",\"name\":\"F\",\"fields\":["
+                + "{\"name\":\"requestId\",\"type\":\"string\"},{\"name\":\"adId\",\"type\":[\"null\",\"long\"]},"
+                + "{\"name\":\"ts\",\"type\":[\"null\",\"long\"]}]}", AvroWirePrefix.NONE, OptionalInt.empty()), () -> NOW);
+        // requestId "r", adId null (branch 0), ts null
+        assertMalformed(flat.parse(raw(new byte[] {2, 'r', 0, 0})), "missing field '/adId'");
+        // requestId "r", adId 3 (branch 1, zigzag 6), ts null
+        assertMalformed(flat.parse(raw(new byte[] {2, 'r', 2, 6, 0})), "missing field '/ts'");
     }
 
     @Test
