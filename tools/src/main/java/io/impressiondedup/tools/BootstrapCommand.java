@@ -65,7 +65,8 @@ final class BootstrapCommand {
         accepted.addAll(PLAN);
         accepted.remove(PAGE_CACHE_BYTES); // the job's heap cache: no part of the state
         accepted.addAll(List.of(FINGERPRINT_SECRET_FILE, BOOTSTRAP_SERVERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY,
-                MAX_RECORD_BYTES, MAX_HEADERS, MAX_FUTURE_SKEW, MIN_EVENT_TIME));
+                MAX_RECORD_BYTES, MAX_HEADERS, MAX_FUTURE_SKEW, MIN_EVENT_TIME, INPUT_FORMAT));
+        accepted.addAll(AVRO_OPTIONS); // --from-topic parses the history with the job's parser of its input format
         return List.copyOf(accepted);
     }
 

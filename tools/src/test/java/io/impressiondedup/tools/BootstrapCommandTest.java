@@ -107,6 +107,17 @@ class BootstrapCommandTest {
     }
 
     @Test
+    void aTopicHistoryTakesTheJobsInputFormatOptionsAndTheirChecks() {
+        // Accepted (not "unknown option"), and checked as the job checks them, before any broker is asked.
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"bootstrap", "--from-topic", "impressions", "--bootstrap-servers", "localhost:1",
+                "--output", dir.resolve("sp").toString(), "--capacity", "10", "--input-format", "avro"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--input-format avro needs --avro-schema-file");
+    }
+
+    @Test
     void aHistoryFileThatIsNotThereIsRejectedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", dir.resolve("missing.csv").toString(), "--output",

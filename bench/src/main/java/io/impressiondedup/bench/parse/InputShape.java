@@ -2,20 +2,24 @@ package io.impressiondedup.bench.parse;
 
 import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.job.io.RecordParser;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
- * The input formats the parse benchmarks compare, on the same generator records (seed 3): each one a layout of
- * the records and the settings that read it. The clock of every parser is fixed past every event time, so no
- * record is refused as future.
+ * The input formats the parse benchmarks compare, on the same generator records (seed 3, the same impressions in every
+ * format): each one a layout or encoding of the records and the settings that read it, read by the job's own parser of
+ * that format ({@link RecordParser#of}: size check, fields, checks, MD5 digest, the impression built). The clock of
+ * every parser is fixed past every event time, so no record is refused as future.
  */
 public enum InputShape {
 
@@ -56,23 +60,66 @@ public enum InputShape {
             return new ParserSettings(List.of(FieldPath.parse("requestId"), FieldPath.parse("adId"), FieldPath.parse("placementId")),
                     FieldPath.parse("ts"), 1 << 20, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME);
         }
+    },
+    /**
+     * The same impressions in Avro ({@code impression.avsc}: the placement and device in nested records, a map of
+     * attributes), the value the record alone, read by {@code AvroImpressionParser} by top-level names.
+     */
+    AVRO {
+        @Override
+        ParserSettings settings() {
+            return FLAT.settings().withAvro(GeneratorSettings.avroSchemaText(), AvroWirePrefix.NONE, OptionalInt.empty());
+        }
+
+        @Override
+        ValueFormat format() {
+            return ValueFormat.AVRO;
+        }
+    },
+    /** {@link #AVRO} with the schema registry's 5-byte wire prefix, its schema id checked ({@code --avro-schema-id 1}). */
+    AVRO_CONFLUENT {
+        @Override
+        ParserSettings settings() {
+            return FLAT.settings().withAvro(GeneratorSettings.avroSchemaText(), AvroWirePrefix.CONFLUENT, OptionalInt.of(1));
+        }
+
+        @Override
+        ValueFormat format() {
+            return ValueFormat.AVRO;
+        }
+
+        @Override
+        Integer schemaId() {
+            return 1;
+        }
     };
 
     abstract ParserSettings settings();
+
+    /** How the generator writes this shape's values. */
+    ValueFormat format() {
+        return ValueFormat.JSON;
+    }
+
+    /** The wire prefix's schema id the generator writes, or null for none. */
+    Integer schemaId() {
+        return null;
+    }
 
     /** The record {@code flat} (the generator's layout) in this shape's layout. */
     byte[] layout(byte[] flat) {
         return flat;
     }
 
-    /** A parser of this shape. */
-    public ImpressionParser parser() {
-        return new ImpressionParser(settings(), () -> Long.MAX_VALUE / 2);
+    /** The job's parser of this shape. */
+    public RecordParser parser() {
+        return RecordParser.of(settings(), () -> Long.MAX_VALUE / 2);
     }
 
     /** {@code count} generator records (seed 3) in this shape's layout. */
     public RawKafkaRecord[] records(int count) {
-        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(count).seed(3).build());
+        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(count).seed(3).format(format())
+                .avroSchemaId(schemaId()).build());
         List<RawKafkaRecord> raw = new ArrayList<>();
         while (generator.hasNext()) {
             GeneratedRecord record = generator.next();

@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.job.io.RecordParser;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +18,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The source's per-record work: {@link ImpressionParser#parse} (the fast path or Jackson's streaming parse of the
- * value, identity checks, MD5 of the request id) on the generator's records, which are what the end-to-end
- * benchmarks send, in each {@link InputShape} (flat, nested read by JSON Pointers, a three-field key). The clock
+ * The source's per-record work: {@link RecordParser#parse} of each input format (JSON: the fast path or Jackson's
+ * streaming parse of the value; Avro: the bounded decoder; then identity checks, MD5 of the request id) on the generator's records, which are what the end-to-end
+ * benchmarks send, in each {@link InputShape} (flat, nested read by JSON Pointers, a three-field key, Avro with and without the prefix). The clock
  * is fixed past every event time, so no record is refused as future.
  */
 @State(Scope.Thread)
@@ -33,10 +33,10 @@ public class ParseBenchmark {
 
     private static final int RECORDS = 1 << 14;
 
-    @Param({"FLAT", "NESTED", "FLAT_THREE_FIELD_KEY"})
+    @Param({"FLAT", "NESTED", "FLAT_THREE_FIELD_KEY", "AVRO", "AVRO_CONFLUENT"})
     public InputShape shape;
 
-    private ImpressionParser parser;
+    private RecordParser parser;
     private RawKafkaRecord[] records;
     private int next;
 

@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.job.io.RecordParser;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The CPU time of {@link ImpressionParser#parse} per record, on the records {@link ParseBenchmark} uses: the
+ * The CPU time of {@link RecordParser#parse} per record, on the records {@link ParseBenchmark} uses: the
  * thread's CPU time (ThreadMXBean) around passes over them, which a shared, loaded machine distorts less
  * than the wall-clock time JMH reports (a descheduled thread uses no CPU). Prints each measured pass and
  * the median and best, in nanoseconds per record.
@@ -35,7 +35,7 @@ public final class ParseCpuTime {
             shapes.addAll(List.of(InputShape.values()));
         }
         int n = shapes.size();
-        ImpressionParser[] parsers = new ImpressionParser[n];
+        RecordParser[] parsers = new RecordParser[n];
         RawKafkaRecord[][] records = new RawKafkaRecord[n][];
         for (int s = 0; s < n; s++) {
             parsers[s] = shapes.get(s).parser();

@@ -159,7 +159,7 @@ public final class DedupJobConfig implements Serializable {
     /**
      * The parser's settings of {@code options}: the one place that turns the field options ({@code --dedup-key},
      * or {@code --request-id-field} and {@code --ad-id-field}; {@code --timestamp-field}) and the record limits into
-     * {@link ParserSettings}, for the job and the {@code bootstrap} tool alike. Fails naming the options: a
+     * {@link ParserSettings} (with the input format: {@link InputFormatOptions}), for the job and the {@code bootstrap} tool alike. Fails naming the options: a
      * {@code --dedup-key} given with an explicit request or ad id field (one of them would be ignored), and
      * fields that overlap (the same twice, or one inside another: no record could hold both).
      */
@@ -201,7 +201,7 @@ public final class DedupJobConfig implements Serializable {
                         Instant.parse(options.get(MIN_EVENT_TIME)))
                 : new ParserSettings(options.get(REQUEST_ID_FIELD), options.get(AD_ID_FIELD), options.get(TIMESTAMP_FIELD),
                         options.get(MAX_RECORD_BYTES), options.get(MAX_FUTURE_SKEW), Instant.parse(options.get(MIN_EVENT_TIME)));
-        return settings.withFingerprintSecret(secret);
+        return InputFormatOptions.apply(options, settings.withFingerprintSecret(secret), keyOptions); // --input-format, Avro options
     }
 
     private static FieldPath fieldPath(ConfigOption<?> option, String text) {

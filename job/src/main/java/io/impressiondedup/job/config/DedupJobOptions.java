@@ -1,5 +1,6 @@
 package io.impressiondedup.job.config;
 
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -173,6 +174,26 @@ public final class DedupJobOptions {
                     + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
                     + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
                     + " changes every identity: start such a job without state.");
+    public static final ConfigOption<InputFormat> INPUT_FORMAT = ConfigOptions.key("input-format").enumType(InputFormat.class)
+            .defaultValue(InputFormat.JSON)
+            .withDescription("How the input's values are encoded: json (one object per value) or avro (one record per value in"
+                    + " Avro's binary encoding, written with the schema of --avro-schema-file). The field options then name"
+                    + " Avro fields: a top-level field name, or a path of record fields as a JSON Pointer (/imp/requestId)."
+                    + " Output and dead letters keep the original bytes.");
+    public static final ConfigOption<String> AVRO_SCHEMA_FILE = ConfigOptions.key("avro-schema-file").stringType().noDefaultValue()
+            .withDescription("With --input-format avro (required then): an .avsc file holding the writer schema of every value."
+                    + " Read where the options are parsed (the client, or the JobManager) and carried to the TaskManagers in"
+                    + " the job; checked at start against the field options (each must be in the schema, of a usable type).");
+    public static final ConfigOption<AvroWirePrefix> AVRO_WIRE_PREFIX = ConfigOptions.key("avro-wire-prefix")
+            .enumType(AvroWirePrefix.class).defaultValue(AvroWirePrefix.NONE)
+            .withDescription("With --input-format avro: none (the value is the record alone) or confluent (the schema"
+                    + " registry's wire format: a 0 byte and a 4-byte schema id before the record; the id is not looked up,"
+                    + " the record is read with --avro-schema-file).");
+    public static final ConfigOption<Integer> AVRO_SCHEMA_ID = ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
+            .withDescription("With --avro-wire-prefix confluent: the schema id every value must carry; a value with another"
+                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id.");
+    /** The options that apply to Avro input only: an error with {@code --input-format json}. */
+    public static final List<ConfigOption<?>> AVRO_OPTIONS = List.of(AVRO_SCHEMA_FILE, AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID);
 
     public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
             .withDescription("Job parallelism. Default: Flink's parallelism.default.");
@@ -220,8 +241,8 @@ public final class DedupJobOptions {
             STATS_TOPIC, STATS_DELAY,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
             FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, PARALLELISM, STATE_BACKEND,
-            CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, INPUT_FORMAT, AVRO_SCHEMA_FILE,
+            AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID, PARALLELISM, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
     /** The options without a default that the job cannot run without. */
     public static final Set<ConfigOption<?>> REQUIRED = Set.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, CAPACITY);
@@ -277,6 +298,8 @@ public final class DedupJobOptions {
         rule(TIMESTAMP_FIELD, FieldPath::isValid, FIELD_PATH);
         rule(DEDUP_KEY, key -> !key.isEmpty() && key.stream().allMatch(FieldPath::isValid), "one or more fields separated by ';', each "
                 + FIELD_PATH);
+        rule(AVRO_SCHEMA_FILE, f -> !f.isBlank(), "the path of an .avsc file");
+        rule(AVRO_SCHEMA_ID, id -> id >= 0, "a non-negative schema registry id");
         rule(PARALLELISM, p -> p >= 1, "a positive parallelism");
         rule(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s");
         rule(DELIVERY, d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");

@@ -1,5 +1,6 @@
 package io.impressiondedup.job.config;
 
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.Serializable;
 import java.time.Duration;
@@ -7,14 +8,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
- * What the source-side parser needs: where the key fields and the event time are, and the limits that send a
- * record to the dead letters. Travels in the job graph (Serializable), never in state.
+ * What the source-side parser needs: the input format, where the key fields and the event time are, and the limits
+ * that send a record to the dead letters. Travels in the job graph (Serializable), never in state. For Avro input it
+ * carries the schema's text, read from {@code --avro-schema-file} where the options are parsed (client or
+ * JobManager), as it carries the fingerprint secret: TaskManagers need no file.
  */
 public final class ParserSettings implements Serializable {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     public static final Instant DEFAULT_MIN_EVENT_TIME = Instant.parse("2000-01-01T00:00:00Z");
 
@@ -34,6 +38,12 @@ public final class ParserSettings implements Serializable {
     private final Instant minEventTime;
     /** Keys the request-id digest ({@code --fingerprint-secret-file}); {@code null}: plain MD5. Set by {@link #withFingerprintSecret}. */
     private FingerprintSecret fingerprintSecret;
+    /** How values are encoded ({@code --input-format}); set with the Avro settings by {@link #withAvro}. */
+    private InputFormat inputFormat = InputFormat.JSON;
+    /** With {@link InputFormat#AVRO}: the writer schema's text, the wire prefix, and the schema id the prefix must carry (or null). */
+    private String avroSchemaText;
+    private AvroWirePrefix avroWirePrefix;
+    private Integer avroSchemaId;
 
     /** The default key: (request id, ad id) at these paths (top-level names or JSON Pointers, see {@link FieldPath}). */
     public ParserSettings(String requestIdField, String adIdField, String timestampField, int maxRecordBytes, Duration maxFutureSkew,
@@ -106,10 +116,53 @@ public final class ParserSettings implements Serializable {
 
     /** These settings with request-id digests keyed by {@code secret} ({@code null}: unkeyed). */
     public ParserSettings withFingerprintSecret(FingerprintSecret secret) {
-        ParserSettings keyed = new ParserSettings(keyFields, stringRequestId, timestampField, maxRecordBytes,
-                Duration.ofMillis(maxFutureSkewMillis), minEventTime);
+        ParserSettings keyed = copy();
         keyed.fingerprintSecret = secret;
         return keyed;
+    }
+
+    /**
+     * These settings reading Avro: one record per value, binary encoded with the schema {@code schemaText} (an
+     * {@code .avsc}), after {@code prefix}; with the confluent prefix, {@code schemaId} (if present) is the id a value
+     * must carry. The schema is checked against the field paths by the parser's constructor, not here.
+     */
+    public ParserSettings withAvro(String schemaText, AvroWirePrefix prefix, OptionalInt schemaId) {
+        ParserSettings avro = copy();
+        avro.inputFormat = InputFormat.AVRO;
+        avro.avroSchemaText = java.util.Objects.requireNonNull(schemaText, "schemaText");
+        avro.avroWirePrefix = java.util.Objects.requireNonNull(prefix, "prefix");
+        avro.avroSchemaId = schemaId.isPresent() ? schemaId.getAsInt() : null;
+        return avro;
+    }
+
+    public InputFormat inputFormat() {
+        return inputFormat;
+    }
+
+    /** The Avro writer schema's text, or null unless {@link #inputFormat()} is Avro. */
+    public String avroSchemaText() {
+        return avroSchemaText;
+    }
+
+    /** What precedes an Avro record in a value, or null unless {@link #inputFormat()} is Avro. */
+    public AvroWirePrefix avroWirePrefix() {
+        return avroWirePrefix;
+    }
+
+    /** The schema id an Avro value's confluent prefix must carry, if one was configured. */
+    public OptionalInt avroSchemaId() {
+        return avroSchemaId == null ? OptionalInt.empty() : OptionalInt.of(avroSchemaId);
+    }
+
+    private ParserSettings copy() {
+        ParserSettings copy = new ParserSettings(keyFields, stringRequestId, timestampField, maxRecordBytes,
+                Duration.ofMillis(maxFutureSkewMillis), minEventTime);
+        copy.fingerprintSecret = fingerprintSecret;
+        copy.inputFormat = inputFormat;
+        copy.avroSchemaText = avroSchemaText;
+        copy.avroWirePrefix = avroWirePrefix;
+        copy.avroSchemaId = avroSchemaId;
+        return copy;
     }
 
     /** Epoch millis, or {@link Long#MIN_VALUE} / {@link Long#MAX_VALUE} for an instant beyond their range. */

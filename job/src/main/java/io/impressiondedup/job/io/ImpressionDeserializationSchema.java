@@ -15,7 +15,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * Parses each Kafka record at the source into a {@link ParsedRecord}, keeping the original key, value,
+ * Parses each Kafka record at the source into a {@link ParsedRecord}, with the parser of the input format
+ * ({@link RecordParser#of}), keeping the original key, value,
  * headers and position. Every record yields exactly one output: an impression or a dead letter; no
  * record, however built, makes it throw.
  *
@@ -46,7 +47,7 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
 
     private final ParserSettings settings;
     private final int maxHeaders;
-    private transient ImpressionParser parser;
+    private transient RecordParser parser;
 
     /** With the default {@code --max-headers}. */
     public ImpressionDeserializationSchema(ParserSettings settings) {
@@ -63,13 +64,13 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
 
     @Override
     public void open(DeserializationSchema.InitializationContext context) {
-        parser = new ImpressionParser(settings);
+        parser = RecordParser.of(settings);
     }
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<ParsedRecord> out) {
         if (parser == null) {
-            parser = new ImpressionParser(settings);
+            parser = RecordParser.of(settings);
         }
         Header[] headers = record.headers().toArray();
         if (headers.length > maxHeaders) {

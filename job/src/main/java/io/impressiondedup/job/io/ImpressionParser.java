@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * Turns a Kafka record of JSON into an {@link Impression}, or into a {@link DeadLetter} saying why not. Never
+ * The JSON input's {@link RecordParser} ({@code --input-format json}, the default): turns a Kafka record of JSON into an {@link Impression}, or into a {@link DeadLetter} saying why not. Never
  * throws for bad input: one bad record must not fail the job.
  *
  * <p>Reads the value with Jackson's streaming parser, picking the configured fields (the key fields and the
@@ -82,7 +82,7 @@ import java.util.function.LongSupplier;
  *
  * <p>One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
  */
-public final class ImpressionParser {
+public final class ImpressionParser implements RecordParser {
 
     /** Eight bytes of a value at once. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -132,6 +132,7 @@ public final class ImpressionParser {
         this(settings, System::currentTimeMillis);
     }
 
+    @Override
     public ParsedRecord parse(RawKafkaRecord raw) {
         ParsedRecord oversized = assembler.oversized(raw);
         if (oversized != null) {

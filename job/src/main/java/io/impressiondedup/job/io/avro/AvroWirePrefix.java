@@ -10,6 +10,12 @@ public enum AvroWirePrefix {
      */
     CONFLUENT;
 
+    /** The option's spelling ({@code --avro-wire-prefix none|confluent}); Flink matches it without regard to case. */
+    @Override
+    public String toString() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** The magic byte of {@link #CONFLUENT}. */
     static final byte CONFLUENT_MAGIC = 0;
     /** The length of {@link #CONFLUENT}'s prefix: magic byte and schema id. */
