@@ -59,6 +59,11 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     private static final long MINUTE = Duration.ofMinutes(1).toMillis();
     private static final long HOUR = Duration.ofHours(1).toMillis();
     private static final long DAY = Duration.ofDays(1).toMillis();
+    /**
+     * The event times of the "absurd timestamp" malformed variant, as JSON text: one list for both formats, so that a
+     * seed draws the same variant in JSON and in Avro (where "-5" is the long -5 and the rest are strings).
+     */
+    private static final String[] ABSURD_TIMESTAMPS = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
     /** 2200-01-01T00:00:00Z: far-future records are dated after it, so they stay future for this product's life. */
     static final long FAR_FUTURE = Instant.parse("2200-01-01T00:00:00Z").toEpochMilli();
     static final long YEAR_9999 = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
@@ -407,8 +412,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 json = payload.before() + "\"yesterday\"" + payload.after();
                 break;
             case 4:
-                String[] absurd = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
-                json = payload.before() + absurd[random.nextInt(absurd.length)] + payload.after();
+                json = payload.before() + ABSURD_TIMESTAMPS[random.nextInt(ABSURD_TIMESTAMPS.length)] + payload.after();
                 break;
             case 5:
                 return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
@@ -459,8 +463,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 value = payload.bytes("yesterday");
                 break;
             case 4:
-                String[] absurd = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
-                String chosen = absurd[random.nextInt(absurd.length)];
+                String chosen = ABSURD_TIMESTAMPS[random.nextInt(ABSURD_TIMESTAMPS.length)];
                 value = chosen.equals("-5") ? payload.bytes(-5L) : payload.bytes(chosen);
                 break;
             case 5:
