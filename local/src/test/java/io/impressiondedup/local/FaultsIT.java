@@ -106,44 +106,94 @@ class FaultsIT {
      * job restarts from the one before in the other TaskManager's slots, and the transactions of the
      * killed one are aborted. RocksDB state of a few MB (filters sized for 3M impressions a day) and the
      * stream written meanwhile keep checkpoints at hundreds of milliseconds.
+     *
+     * <p>The kill can still land after the checkpoint's last acknowledgement on a loaded machine (a
+     * checkpoint took 125 ms on CI). A checkpoint that then completes proves the victim had finished its
+     * part before it died (a dead process acknowledges nothing), so that attempt missed the window
+     * rather than found a defect: a TaskManager is started in the victim's place, the job recovers, and
+     * the kill is tried again on a later checkpoint, up to {@link #KILL_ATTEMPTS} times. Every attempt's
+     * outcome is printed.
      */
     @Test
     @Order(2)
     void taskManagerKilledDuringACheckpointLeavesEveryImpressionExactlyOnce() throws Exception {
         try (Scenario run = new Scenario("checkpoint-kill", 102)) {
             String job = run.startJob(List.of("--capacity", "3000000"));
-            String victim = cluster.taskManagersOf(job).iterator().next();
             CompletableFuture<Void> rest = run.writeRestInBackground();
             Thread.sleep(2_000); // under load: checkpoints then take hundreds of milliseconds
-            Triggered triggered = null;
-            for (int attempt = 0; attempt < 5 && triggered == null; attempt++) {
-                // Half as far into the checkpoint as the one before took in all: mid-way through the TaskManager's part.
-                Triggered candidate = awaitCheckpointInProgress(job, Duration.ofSeconds(30));
-                Thread.sleep(candidate.previousDuration() / 2);
-                if (!Files.readString(cluster.jobManagerLog(), StandardCharsets.ISO_8859_1)
-                        .contains("Completed checkpoint " + candidate.id() + " for job " + job)) {
-                    triggered = candidate;
+            JsonNode failed = null;
+            long checkpoint = -1;
+            String victim = null;
+            try (JobManagerLogFollower log = new JobManagerLogFollower(cluster.jobManagerLog())) {
+                for (int attempt = 1; attempt <= KILL_ATTEMPTS && failed == null; attempt++) {
+                    victim = cluster.taskManagersOf(job).iterator().next();
+                    Triggered triggered = killDuringACheckpoint(log, job, victim);
+                    checkpoint = triggered.id();
+                    run.phase("attempt " + attempt + ": killed " + victim + " (kill -9) " + triggered.killedAfter()
+                            + " ms after the JobManager triggered checkpoint " + checkpoint + " (the one before took "
+                            + triggered.previousDuration() + " ms)");
+                    // The REST history keeps the last ten checkpoints only, so look now.
+                    JsonNode stats = awaitCheckpointOutcome(job, checkpoint);
+                    run.phase("checkpoint " + checkpoint + " " + stats.path("status").asText() + ": " + stats.path("failure_message").asText());
+                    if (stats.path("status").asText().equals("COMPLETED")) {
+                        run.phase("the kill came after " + victim + " had acknowledged checkpoint " + checkpoint + " (last ack "
+                                + (stats.path("latest_ack_timestamp").asLong() - triggered.at()) + " ms after the trigger); starting"
+                                + " a TaskManager in its place and trying again");
+                        cluster.startTaskManager();
+                        awaitAllTasksRunning(job);
+                    } else {
+                        failed = stats;
+                    }
                 }
             }
-            assertThat(triggered).as("a checkpoint still in progress half its predecessor's duration after its trigger").isNotNull();
-            long killedAt = System.currentTimeMillis();
-            cluster.killTaskManager(victim);
-            long checkpoint = triggered.id();
-            run.phase("killed " + victim + " (kill -9) " + (killedAt - triggered.at()) + " ms after the JobManager triggered checkpoint "
-                    + checkpoint + " (the one before took " + triggered.previousDuration() + " ms)");
-
-            // The job restarts in the other TaskManager's free slots (as on a spare TaskManager); the REST history keeps the
-            // last ten checkpoints only, so look now.
-            JsonNode stats = awaitCheckpointOutcome(job, checkpoint);
-            run.phase("checkpoint " + checkpoint + " " + stats.path("status").asText() + ": " + stats.path("failure_message").asText());
-            assertThat(stats.path("status").asText()).as("checkpoint %d, in progress when %s was killed: %s", checkpoint, victim, stats)
+            assertThat(failed).as("a checkpoint in progress when a TaskManager was killed, in %d attempts", KILL_ATTEMPTS).isNotNull();
+            assertThat(failed.path("status").asText()).as("checkpoint %d, in progress when %s was killed: %s", checkpoint, victim, failed)
                     .isEqualTo("FAILED");
             assertThat(Files.readString(cluster.jobManagerLog(), StandardCharsets.ISO_8859_1))
                     .contains("Failed to trigger or complete checkpoint " + checkpoint + " for job " + job)
                     .doesNotContain("Completed checkpoint " + checkpoint + " for job " + job);
-            run.finish(job, rest, "TaskManager killed during checkpoint " + checkpoint + " (" + stats.path("failure_message").asText() + ")");
+            run.finish(job, rest, "TaskManager killed during checkpoint " + checkpoint + " (" + failed.path("failure_message").asText() + ")");
             assertThat(cluster.restarts(job)).as("restarts of job %s", job).isPositive();
         }
+    }
+
+    /** Kills before giving up on catching a checkpoint in progress (each miss costs a TaskManager start, about 10 s). */
+    private static final int KILL_ATTEMPTS = 4;
+
+    /**
+     * Waits for a checkpoint of the job to be triggered, sleeps half as long as the one before took,
+     * and kills the victim if the JobManager's log does not show that checkpoint completed meanwhile
+     * (else waits for the next one). The log is followed, not re-read, so that the kill lands within a
+     * millisecond or two of that look.
+     */
+    private Triggered killDuringACheckpoint(JobManagerLogFollower log, String job, String victim) throws Exception {
+        for (int candidateNumber = 0; candidateNumber < 10; candidateNumber++) {
+            Triggered candidate = awaitCheckpointInProgress(log, job, Duration.ofSeconds(60));
+            Thread.sleep(candidate.previousDuration() / 2);
+            boolean completed = log.newLines().stream().anyMatch(line -> line.contains("Completed checkpoint " + candidate.id() + " for job " + job));
+            if (!completed) {
+                long killedAt = System.currentTimeMillis();
+                cluster.killTaskManager(victim);
+                return new Triggered(candidate.id(), candidate.at(), candidate.previousDuration(), killedAt - candidate.at());
+            }
+        }
+        throw new AssertionError("No checkpoint of job " + job + " was still in progress half its predecessor's duration after its trigger");
+    }
+
+    /** Waits until every task of the job runs again (after a restart onto a fresh TaskManager). */
+    private void awaitAllTasksRunning(String job) throws InterruptedException {
+        waitUntil(Duration.ofSeconds(120), "every task of job " + job + " to run", () -> {
+            JsonNode details = cluster.restJson("/jobs/" + job);
+            if (!details.path("state").asText().equals("RUNNING")) {
+                return false;
+            }
+            for (JsonNode vertex : details.path("vertices")) {
+                if (!vertex.path("status").asText().equals("RUNNING")) {
+                    return false;
+                }
+            }
+            return true;
+        });
     }
 
     /**
@@ -197,54 +247,78 @@ class FaultsIT {
         }
     }
 
-    /** A checkpoint the JobManager triggered, when (epoch millis), and how long the one completed before it took. */
-    private record Triggered(long id, long at, long previousDuration) {}
+    /**
+     * A checkpoint the JobManager triggered, when (epoch millis), how long the one completed before it
+     * took, and how long after the trigger the victim was killed (0 before the kill).
+     */
+    private record Triggered(long id, long at, long previousDuration, long killedAfter) {}
 
     /**
-     * Follows the JobManager's log from now on until it triggers a checkpoint of the job that it has
-     * not yet completed, after completing one (whose duration it logs); returns that checkpoint.
-     * Polled every few milliseconds.
+     * Follows the JobManager's log until it triggers a checkpoint of the job that it has not yet
+     * completed, after completing one (whose duration it logs); returns that checkpoint. Polled every
+     * few milliseconds.
      */
-    private Triggered awaitCheckpointInProgress(String job, Duration timeout) throws Exception {
+    private static Triggered awaitCheckpointInProgress(JobManagerLogFollower log, String job, Duration timeout) throws Exception {
         Pattern triggering = Pattern.compile("Triggering checkpoint (\\d+) .* @ (\\d+) for job " + job);
         Pattern completed = Pattern.compile("Completed checkpoint (\\d+) for job " + job + " \\(\\d+ bytes, checkpointDuration=(\\d+) ms");
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (RandomAccessFile log = new RandomAccessFile(cluster.jobManagerLog().toFile(), "r")) {
-            long position = log.length();
-            StringBuilder pending = new StringBuilder();
-            Triggered inProgress = null;
-            long previousDuration = 0;
-            while (System.nanoTime() < deadline) {
-                long length = log.length();
-                if (length > position) {
-                    byte[] bytes = new byte[(int) (length - position)];
-                    log.seek(position);
-                    log.readFully(bytes);
-                    position = length;
-                    pending.append(new String(bytes, StandardCharsets.ISO_8859_1));
-                    int end;
-                    while ((end = pending.indexOf("\n")) >= 0) {
-                        String line = pending.substring(0, end);
-                        pending.delete(0, end + 1);
-                        Matcher trigger = triggering.matcher(line);
-                        Matcher done = completed.matcher(line);
-                        if (trigger.find()) {
-                            inProgress = new Triggered(Long.parseLong(trigger.group(1)), Long.parseLong(trigger.group(2)), previousDuration);
-                        } else if (done.find()) {
-                            previousDuration = Long.parseLong(done.group(2));
-                            if (inProgress != null && Long.parseLong(done.group(1)) == inProgress.id()) {
-                                inProgress = null;
-                            }
-                        }
-                    }
-                    if (inProgress != null && inProgress.previousDuration() > 0) {
-                        return inProgress;
+        Triggered inProgress = null;
+        long previousDuration = 0;
+        while (System.nanoTime() < deadline) {
+            for (String line : log.newLines()) {
+                Matcher trigger = triggering.matcher(line);
+                Matcher done = completed.matcher(line);
+                if (trigger.find()) {
+                    inProgress = new Triggered(Long.parseLong(trigger.group(1)), Long.parseLong(trigger.group(2)), previousDuration, 0);
+                } else if (done.find()) {
+                    previousDuration = Long.parseLong(done.group(2));
+                    if (inProgress != null && Long.parseLong(done.group(1)) == inProgress.id()) {
+                        inProgress = null;
                     }
                 }
-                Thread.sleep(2);
             }
+            if (inProgress != null && inProgress.previousDuration() > 0) {
+                return inProgress;
+            }
+            Thread.sleep(2);
         }
         throw new AssertionError("No checkpoint of job " + job + " was triggered within " + timeout.toSeconds() + " s");
+    }
+
+    /** The lines a log file gains from the moment this follower opened it, read a few bytes at a time. */
+    private static final class JobManagerLogFollower implements AutoCloseable {
+        private final RandomAccessFile file;
+        private final StringBuilder pending = new StringBuilder();
+        private long position;
+
+        JobManagerLogFollower(Path log) throws IOException {
+            this.file = new RandomAccessFile(log.toFile(), "r");
+            this.position = file.length();
+        }
+
+        /** The complete lines written since the last call (or since opening). */
+        List<String> newLines() throws IOException {
+            long length = file.length();
+            if (length > position) {
+                byte[] bytes = new byte[(int) (length - position)];
+                file.seek(position);
+                file.readFully(bytes);
+                position = length;
+                pending.append(new String(bytes, StandardCharsets.ISO_8859_1));
+            }
+            List<String> lines = new ArrayList<>();
+            int end;
+            while ((end = pending.indexOf("\n")) >= 0) {
+                lines.add(pending.substring(0, end));
+                pending.delete(0, end + 1);
+            }
+            return lines;
+        }
+
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
     }
 
     /** The REST statistics of a checkpoint once it is no longer in progress. */

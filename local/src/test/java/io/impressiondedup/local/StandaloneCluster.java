@@ -166,6 +166,11 @@ final class StandaloneCluster implements AutoCloseable {
         taskManager.onExit().get(30, TimeUnit.SECONDS);
     }
 
+    /** Starts one more TaskManager ({@code cluster.sh start-taskmanager}, a fresh id); returns once it registered. */
+    void startTaskManager() throws Exception {
+        script("cluster.sh", "start-taskmanager");
+    }
+
     /** kill -9 of the broker; returns once the process is gone. Its data directory and port stay as they were. */
     void killKafka() throws Exception {
         ProcessHandle broker = ProcessHandle.of(pid("kafka")).orElseThrow(() -> new AssertionError("Kafka does not run"));
