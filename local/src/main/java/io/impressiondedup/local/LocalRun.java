@@ -13,6 +13,7 @@ import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.StatsTopicCheck;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.io.PrintStream;
@@ -38,8 +39,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * One command from a fresh clone to the whole pipeline on this machine: a real Kafka broker (KRaft,
  * in this JVM), generated impressions with their ground truth, the dedup job on a local Flink
- * MiniCluster with RocksDB and the web UI, and a report checked against the ground truth. Everything
- * runs in this process and is shut down before it exits.
+ * MiniCluster with RocksDB and the web UI, and a report checked against the ground truth: the output and
+ * dead-letter topics record by record, the reconciliation rows of {@code --stats-topic} per partition and
+ * hour. Everything runs in this process and is shut down before it exits.
  */
 public final class LocalRun {
 
@@ -100,6 +102,8 @@ public final class LocalRun {
     static final String INPUT_TOPIC = "impressions";
     static final String OUTPUT_TOPIC = "impressions-deduplicated";
     static final String DLQ_TOPIC = "impressions-dead-letters";
+    /** The reconciliation rows ({@code --stats-topic}): per input partition and event-time hour, checked against the verifier. */
+    static final String STATS_TOPIC = "impressions-stats";
     /** The shortest event time the stream spans: the job's retention + allowed lateness (defaults) + 1 day. */
     static final Duration MIN_SPAN = DedupJobOptions.RETENTION.defaultValue().plus(DedupJobOptions.ALLOWED_LATENESS.defaultValue())
             .plusDays(1);
@@ -161,7 +165,7 @@ public final class LocalRun {
 
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             step("Kafka %s (KRaft, in this JVM) is up", kafka.bootstrapServers());
-            kafka.createTopics(Map.of(INPUT_TOPIC, cl.get(PARTITIONS), OUTPUT_TOPIC, cl.get(PARTITIONS), DLQ_TOPIC, 1));
+            kafka.createTopics(Map.of(INPUT_TOPIC, cl.get(PARTITIONS), OUTPUT_TOPIC, cl.get(PARTITIONS), DLQ_TOPIC, 1, STATS_TOPIC, 1));
 
             Path truthFile = workDir.resolve("truth.csv");
             step("Generating %,d impressions into topic %s (ground truth: %s)", count, INPUT_TOPIC, truthFile);
@@ -178,7 +182,7 @@ public final class LocalRun {
             DedupJobConfig config = DedupJobConfig.parse(
                     "--bootstrap-servers", kafka.bootstrapServers(),
                     "--input-topic", INPUT_TOPIC, "--output-topic", OUTPUT_TOPIC, "--dlq-topic", DLQ_TOPIC,
-                    "--bounded", "--starting-offsets", "earliest",
+                    "--stats-topic", STATS_TOPIC, "--bounded", "--starting-offsets", "earliest",
                     "--capacity", Long.toString(uniquePerDay), "--fpp", Double.toString(fpp),
                     "--allowed-lateness", human(allowedLateness),
                     "--parallelism", Integer.toString(parallelism), "--state-backend", cl.get(DedupJobOptions.STATE_BACKEND).toString(),
@@ -237,23 +241,28 @@ public final class LocalRun {
             long verifyStart = System.nanoTime();
             VerificationReport verification = Verifier.verifyTopics(GroundTruth.read(truthFile), kafka.bootstrapServers(),
                     OUTPUT_TOPIC, DLQ_TOPIC);
+            // The end of input closed every hour, so the stats topic holds all its rows.
+            StatsTopicCheck reconciliation = StatsTopicCheck.run(truthFile, kafka.bootstrapServers(), INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC,
+                    STATS_TOPIC);
             double verifySeconds = seconds(verifyStart);
 
-            String report = report(count, classes, accumulators, verification, fpp, generationSeconds, jobSeconds, verifySeconds,
-                    steady, monitor, seconds(started));
+            String report = report(count, classes, accumulators, verification, reconciliation, fpp, generationSeconds, jobSeconds,
+                    verifySeconds, steady, monitor, seconds(started));
             Files.writeString(workDir.resolve("report.txt"), report, StandardCharsets.UTF_8);
             Files.writeString(workDir.resolve("verification.json"), verification.toJson(fpp), StandardCharsets.UTF_8);
             out.println();
             out.print(report);
-            boolean ok = verification.exactlyOnceViolations().isEmpty() && verification.falsePositiveRate() <= 2 * fpp;
+            boolean ok = verification.exactlyOnceViolations().isEmpty() && verification.falsePositiveRate() <= 2 * fpp
+                    && reconciliation.problems().isEmpty();
             out.println(ok ? "Result: OK (no duplicate passed, no genuine impression dead-lettered, nothing lost or written twice,"
-                    + " FP rate within 2x the FPP)" : "Result: FAILED (see above)");
+                    + " FP rate within 2x the FPP, reconciliation rows equal to the verifier's counts)" : "Result: FAILED (see above)");
             step("Shutting down Kafka; report in %s", workDir.resolve("report.txt"));
             return ok ? 0 : 1;
         }
     }
 
-    private String report(long count, Map<?, Long> classes, Map<String, Object> accumulators, VerificationReport v, double fpp,
+    private String report(long count, Map<?, Long> classes, Map<String, Object> accumulators, VerificationReport v,
+            StatsTopicCheck reconciliation, double fpp,
             double generationSeconds, double jobSeconds, double verifySeconds, SteadyRate steady, JobMonitor monitor,
             double totalSeconds) {
         long input = Accounting.count(accumulators, Accounting.INPUT);
@@ -275,6 +284,7 @@ public final class LocalRun {
         lines.add(String.format(Locale.ROOT, "False negatives:  %,d (duplicates that reached the output)", v.falseNegatives()));
         lines.add(String.format(Locale.ROOT, "Lost:             %,d; written twice: %,d; misclassified dead letters: %,d; dead letters in output: %,d",
                 v.lost(), v.writtenTwice(), v.misclassifiedDeadLetters(), v.deadLettersInOutput()));
+        lines.add(String.format(Locale.ROOT, "Reconciliation:   topic %s: %s", STATS_TOPIC, reconciliation.summary()));
         lines.add(String.format(Locale.ROOT, "Throughput:       %,.0f records/s over the job's %.1f s (including start-up and the final checkpoint)",
                 input / jobSeconds, jobSeconds));
         lines.add(String.format(Locale.ROOT, "Steady rate:      %s (%s)", steady.recordsPerSecond().isPresent()

@@ -8,7 +8,6 @@ import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.testdata.ExpectedHourlyCounts;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
@@ -17,7 +16,7 @@ import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.StatsTopicCheck;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
 import java.io.IOException;
@@ -245,42 +244,10 @@ class ClusterIT {
      */
     private void assertTheStatsRowsSumToTheVerifiersCounts(Path truthFile) throws Exception {
         long started = System.nanoTime();
-        Map<String, long[]> expected = ExpectedHourlyCounts.fromTopics(truthFile, bootstrap, "impressions", "deduplicated", "dead-letters");
-        Map<String, long[]> summed = new java.util.TreeMap<>();
-        Map<String, Integer> completeRows = new HashMap<>();
-        Map<String, Integer> rowsByCloseTime = new HashMap<>();
-        int[] rows = new int[2]; // complete, amendment
-        TopicReader.readAll(bootstrap, "stats", Map.of(), record -> {
-            try {
-                var row = json.readTree(record.value());
-                String key = new String(record.key(), StandardCharsets.UTF_8);
-                long[] counts = {row.path("input").asLong(), row.path("unique").asLong(), row.path("duplicates").asLong(),
-                    row.path("late").asLong(), row.path("deadLettered").asLong()};
-                assertThat(counts[0]).as("input of row %s", row).isEqualTo(counts[1] + counts[2] + counts[3] + counts[4]);
-                long[] sum = summed.computeIfAbsent(key, k -> new long[5]);
-                for (int i = 0; i < 5; i++) {
-                    sum[i] += counts[i];
-                }
-                boolean complete = row.path("kind").asText().equals("complete");
-                rows[complete ? 0 : 1]++;
-                if (complete) {
-                    completeRows.merge(key, 1, Integer::sum);
-                }
-                rowsByCloseTime.merge(key + "@" + row.path("closedAtMillis").asLong(), 1, Integer::sum);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        System.out.printf("stats topic: %d complete rows, %d amendment rows, %d (partition, hour) keys; checked in %.1f s%n", rows[0], rows[1],
-                summed.size(), (System.nanoTime() - started) / 1e9);
-        assertThat(rowsByCloseTime.values()).as("rows written more than once").allMatch(n -> n == 1);
-        assertThat(completeRows.values()).as("(partition, hour) with more than one complete row").allMatch(n -> n == 1);
-        assertThat(rows[1]).as("amendment rows (delayed impressions arrive 1-20 h after their hour closed)").isGreaterThan(10);
-        Map<String, List<Long>> got = new java.util.TreeMap<>();
-        summed.forEach((key, counts) -> got.put(key, java.util.Arrays.stream(counts).boxed().toList()));
-        Map<String, List<Long>> want = new java.util.TreeMap<>();
-        expected.forEach((key, counts) -> want.put(key, java.util.Arrays.stream(counts).boxed().toList()));
-        assertThat(got).as("stats rows summed per (partition, hour): [input, unique, duplicates, late, deadLettered]").isEqualTo(want);
+        StatsTopicCheck check = StatsTopicCheck.run(truthFile, bootstrap, "impressions", "deduplicated", "dead-letters", "stats");
+        System.out.printf("stats topic: %s; checked in %.1f s%n", check.summary(), (System.nanoTime() - started) / 1e9);
+        assertThat(check.problems()).as("broken promises of the stats rows").isEmpty();
+        assertThat(check.amendmentRows()).as("amendment rows (delayed impressions arrive 1-20 h after their hour closed)").isGreaterThan(10);
     }
 
     /** Writes the generator's next {@code count} records to the input topic and to the ground truth. */
