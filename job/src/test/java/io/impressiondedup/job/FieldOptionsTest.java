@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.ParserSettings;
+import io.impressiondedup.operators.dedup.DedupSettings;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,18 @@ class FieldOptionsTest {
         assertThat(configured.timestampField().tokens()).containsExactly("imp", "ts");
         assertThat(configured.integerAllowed(0)).isTrue();
         assertThat(parse().parserSettings().integerAllowed(0)).isFalse();
+    }
+
+    /** What the state records of the key: names and their pointers are one field, and a key is its fields in order. */
+    @Test
+    void theOperatorIsGivenTheKeyAsPointersSoTheStateRecordsWhichKeyItWasWrittenUnder() {
+        assertThat(parse().dedupSettings().dedupKey()).isEqualTo("/requestId;/adId").isEqualTo(DedupSettings.DEFAULT_DEDUP_KEY);
+        assertThat(parse("--dedup-key", "requestId;/adId").dedupSettings().dedupKey()).isEqualTo("/requestId;/adId");
+        assertThat(parse("--request-id-field", "/imp/rid").dedupSettings().dedupKey()).isEqualTo("/imp/rid;/adId");
+        assertThat(parse("--dedup-key", "/imp/a~1b;/imp/aid;slot").dedupSettings().dedupKey()).isEqualTo("/imp/a~1b;/imp/aid;/slot");
+        assertThat(parse("--dedup-key", "adId;requestId").dedupSettings().dedupKey()).isEqualTo("/adId;/requestId");
+        assertThat(parse().dedupSettings().allowDedupKeyChange()).isFalse();
+        assertThat(parse("--allow-dedup-key-change", "true").dedupSettings().allowDedupKeyChange()).isTrue();
     }
 
     @Test

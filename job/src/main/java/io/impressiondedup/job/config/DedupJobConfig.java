@@ -90,7 +90,10 @@ public final class DedupJobConfig implements Serializable {
         stateBackend = options.get(STATE_BACKEND);
         DedupPlan plan = plan(options);
         FingerprintSecret secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
+        parserSettings = parserSettings(options, secret);
         DedupSettings.Builder settings = DedupSettings.builder()
+                .dedupKey(parserSettings.keyDescription())
+                .allowDedupKeyChange(options.get(ALLOW_DEDUP_KEY_CHANGE))
                 .plan(plan)
                 .fingerprintCheck(FingerprintSecret.checkValueOf(secret)) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)
@@ -104,7 +107,6 @@ public final class DedupJobConfig implements Serializable {
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("Invalid value for --" + STATE_TTL.key() + ": " + e.getMessage(), e);
         }
-        parserSettings = parserSettings(options, secret);
         maxHeaders = options.get(MAX_HEADERS);
         maxOutOfOrderness = options.get(MAX_OUT_OF_ORDERNESS);
         idleness = options.get(IDLENESS);

@@ -173,7 +173,12 @@ public final class DedupJobOptions {
                     + " name or a JSON Pointer, each value a non-empty string or an integer (its text as written). The first"
                     + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
                     + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
-                    + " changes every identity: start such a job without state.");
+                    + " changes every identity: a restore under another key fails (see --allow-dedup-key-change).");
+    public static final ConfigOption<Boolean> ALLOW_DEDUP_KEY_CHANGE = ConfigOptions.key("allow-dedup-key-change").booleanType()
+            .defaultValue(false)
+            .withDescription("Restore state written under another dedup key (the key fields, as --dedup-key or --request-id-field and"
+                    + " --ad-id-field give them). Meant for a key whose fields moved but whose values did not (e.g. requestId"
+                    + " into /imp/requestId). If the values changed, copies of impressions stored before the change pass once.");
     public static final ConfigOption<InputFormat> INPUT_FORMAT = ConfigOptions.key("input-format").enumType(InputFormat.class)
             .defaultValue(InputFormat.JSON)
             .withDescription("How the input's values are encoded: json (one object per value) or avro (one record per value in"
@@ -241,7 +246,7 @@ public final class DedupJobOptions {
             STATS_TOPIC, STATS_DELAY,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
             FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, INPUT_FORMAT, AVRO_SCHEMA_FILE,
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, ALLOW_DEDUP_KEY_CHANGE, INPUT_FORMAT, AVRO_SCHEMA_FILE,
             AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID, PARALLELISM, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
     /** The options without a default that the job cannot run without. */

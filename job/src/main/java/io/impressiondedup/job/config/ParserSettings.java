@@ -80,6 +80,19 @@ public final class ParserSettings implements Serializable {
         return keyFields;
     }
 
+    /**
+     * The key fields as JSON Pointers joined by {@code ;} ({@code /requestId;/adId} by default): what the dedup
+     * state records of its identity rule, so that a restore under another key is refused. A top-level name and
+     * its pointer ({@code requestId}, {@code /requestId}) describe one field.
+     */
+    public String keyDescription() {
+        StringBuilder description = new StringBuilder();
+        for (FieldPath field : keyFields) {
+            description.append(description.length() == 0 ? "" : ";").append(FieldPath.pointer(field.tokens()));
+        }
+        return description.toString();
+    }
+
     /** Whether key field {@code index} may be an integer (its text as written): all but the default key's request id. */
     public boolean integerAllowed(int index) {
         return index > 0 || !stringRequestId;

@@ -24,8 +24,9 @@ package io.impressiondedup.job.io;
  *       ("a", "bc") and ("ab", "c") stay apart ({@code 1:a2:bc} against {@code 2:ab1:c}).
  * </ul>
  *
- * Changing the key of a running job changes every identity: restore such a job only from state made with the
- * same key (or accept that copies of earlier impressions pass once).
+ * Changing the key of a running job changes every identity, so the state records the key ({@code
+ * ParserSettings#keyDescription()}) and a restore under another one fails unless {@code --allow-dedup-key-change}
+ * (the rule: {@code DedupKeyCheck} in the operators module).
  */
 public final class DedupKey {
 

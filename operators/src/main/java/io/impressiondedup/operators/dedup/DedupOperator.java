@@ -104,6 +104,10 @@ import org.slf4j.LoggerFactory;
  * fails naming {@code --fingerprint-secret-file} ({@link FingerprintCheck}). State written before
  * secrets existed has no check value and counts as written without one.
  *
+ * <p><b>Dedup key.</b> The identity rule's description ({@link DedupSettings#dedupKey()}) is kept in
+ * operator state too: a restore under another key fails naming {@code --dedup-key} unless {@code
+ * --allow-dedup-key-change} ({@link DedupKeyCheck}); state without one is accepted.
+ *
  * <p><b>Rescaling.</b> All state is keyed by shard, and shards map one-to-one onto key groups
  * ({@link ShardKeys}), so Flink moves whole filters with their key groups. The shard count itself
  * cannot change without breaking the request-to-filter mapping; it is kept in operator state and a
@@ -202,6 +206,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
             FingerprintCheck.verify(fingerprintCheckState.get(), settings.fingerprintCheck());
         }
         fingerprintCheckState.update(java.util.List.of(settings.fingerprintCheck()));
+
+        ListState<String> dedupKeyState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.dedupKey());
+        if (context.isRestored()) {
+            DedupKeyCheck.verify(dedupKeyState.get(), settings.dedupKey(), settings.allowDedupKeyChange());
+        }
+        dedupKeyState.update(java.util.List.of(settings.dedupKey()));
         shardFilters = new ShardFilters(plan);
 
         watermarkState = context.getOperatorStateStore()

@@ -25,6 +25,8 @@ public final class DedupSettings implements Serializable {
     private final long fingerprintCheck;
     private final long pageCacheBytes;
     private final boolean emitOutcomes;
+    private final String dedupKey;
+    private final boolean allowDedupKeyChange;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
@@ -36,6 +38,8 @@ public final class DedupSettings implements Serializable {
         this.fingerprintCheck = builder.fingerprintCheck;
         this.pageCacheBytes = builder.pageCacheBytes;
         this.emitOutcomes = builder.emitOutcomes;
+        this.dedupKey = builder.dedupKey;
+        this.allowDedupKeyChange = builder.allowDedupKeyChange;
     }
 
     public static Builder builder() {
@@ -87,6 +91,23 @@ public final class DedupSettings implements Serializable {
     }
 
     /**
+     * The identity rule's description: the key fields as JSON Pointers joined by {@code ;} ({@link
+     * #DEFAULT_DEDUP_KEY} by default). The operator keeps it in state and refuses a restore whose state was
+     * written under another key ({@link DedupKeyCheck}), unless {@link #allowDedupKeyChange()}.
+     */
+    public String dedupKey() {
+        return dedupKey;
+    }
+
+    /** Whether a restore may change {@link #dedupKey()} (copies of impressions stored before then pass once). */
+    public boolean allowDedupKeyChange() {
+        return allowDedupKeyChange;
+    }
+
+    /** The default identity's description: (request id, ad id) at their default fields. */
+    public static final String DEFAULT_DEDUP_KEY = "/requestId;/adId";
+
+    /**
      * Heap bytes per subtask for the write-back cache of Bloom page groups ({@link PageGroupCache}); 0 for
      * none, the default here (the job's {@code --page-cache-bytes} defaults to {@link
      * #DEFAULT_ROCKSDB_PAGE_CACHE_BYTES} on RocksDB).
@@ -122,7 +143,7 @@ public final class DedupSettings implements Serializable {
     public String toString() {
         return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
                 + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + ", fingerprintCheck="
-                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + ", emitOutcomes=" + emitOutcomes + '}';
+                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + ", emitOutcomes=" + emitOutcomes + ", dedupKey=" + dedupKey + ", allowDedupKeyChange=" + allowDedupKeyChange + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -134,6 +155,8 @@ public final class DedupSettings implements Serializable {
         private LatePolicy latePolicy = LatePolicy.DEAD_LETTER;
         private boolean resetLatenessWatermark;
         private long fingerprintCheck = FingerprintSecret.NO_SECRET;
+        private String dedupKey = DEFAULT_DEDUP_KEY;
+        private boolean allowDedupKeyChange;
         private long pageCacheBytes;
         private boolean emitOutcomes;
 
@@ -190,6 +213,18 @@ public final class DedupSettings implements Serializable {
         }
 
         /** Emit each record's outcome to {@link DedupOperator#OUTCOMES} (off by default: it costs an object per record). */
+        /** See {@link DedupSettings#dedupKey()}. */
+        public Builder dedupKey(String dedupKey) {
+            this.dedupKey = dedupKey;
+            return this;
+        }
+
+        /** See {@link DedupSettings#allowDedupKeyChange()}. */
+        public Builder allowDedupKeyChange(boolean allowDedupKeyChange) {
+            this.allowDedupKeyChange = allowDedupKeyChange;
+            return this;
+        }
+
         public Builder emitOutcomes(boolean emitOutcomes) {
             this.emitOutcomes = emitOutcomes;
             return this;
@@ -207,6 +242,7 @@ public final class DedupSettings implements Serializable {
                     "state TTL %s would drop buckets before event time does; it must exceed retention + allowed lateness + bucket size (%s), or be 0 to disable",
                     stateTtl,
                     needed);
+            checkArgument(dedupKey != null && !dedupKey.isEmpty(), "the dedup key's description must not be empty");
             checkArgument(pageCacheBytes >= 0, "page cache bytes must be 0 (off) or positive, but was %s", pageCacheBytes);
             checkArgument(!gaugeInterval.isNegative() && !gaugeInterval.isZero(), "gauge interval must be positive, but was %s", gaugeInterval);
             return new DedupSettings(this);

@@ -9,6 +9,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 
 /**
  * The dedup operator's state, as a savepoint holds it: the one place that names it, for the operator
@@ -29,8 +30,9 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
  *
  * <p><b>Operator state</b> (union lists, every subtask writes the same value):
  * {@value #SHARD_COUNT} (a restore with another count fails), {@value #FINGERPRINT_CHECK} (the check
- * value of the fingerprint secret, absent in state of the first release) and {@value
- * #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
+ * value of the fingerprint secret, absent in state of the first release), {@value #DEDUP_KEY} (the
+ * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state written before it and by
+ * the state tools) and {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
  *
  * <p>These names and serializers are in every savepoint: never rename them.
  */
@@ -46,6 +48,8 @@ public final class DedupStateLayout {
     public static final String SHARD_COUNT = "shard-count";
     /** Operator union state: the fingerprint secret's check value. */
     public static final String FINGERPRINT_CHECK = "fingerprint-check";
+    /** Operator union state: the dedup key's description. */
+    public static final String DEDUP_KEY = "dedup-key";
     /** Operator union state: the lateness watermark of each subtask. */
     public static final String LATENESS_WATERMARK = "lateness-watermark";
 
@@ -65,6 +69,10 @@ public final class DedupStateLayout {
 
     public static ListStateDescriptor<Long> fingerprintCheck() {
         return new ListStateDescriptor<>(FINGERPRINT_CHECK, LongSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<String> dedupKey() {
+        return new ListStateDescriptor<>(DEDUP_KEY, StringSerializer.INSTANCE);
     }
 
     public static ListStateDescriptor<Long> latenessWatermark() {

@@ -32,6 +32,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>{@code v2}: with the fingerprint secret's check value in operator state, written with a secret
  * ({@link GoldenStream#SECRET}); expiry timers at bucket end + retention + allowed lateness.
+ *
+ * <p>{@code v3}: with the dedup key's description in operator state ({@link GoldenStream#KEY}), otherwise as
+ * {@code v2}.
  */
 class GoldenSavepointTest {
 
@@ -85,6 +88,70 @@ class GoldenSavepointTest {
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(), backend, 1, 0, savepoint))
                 .hasStackTraceContaining("written with a fingerprint secret")
                 .hasStackTraceContaining("but this job runs without --fingerprint-secret-file");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV3SavepointRestoresUnderItsKeyAndDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, savepoint)) {
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+        }
+    }
+
+    /** Under another key every impression has another identity: copies of the stored ones would pass, so the restore fails. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV3SavepointRefusesARestoreUnderAnotherDedupKeyNamingTheOption(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0,
+                savepoint))
+                .hasStackTraceContaining("written under the dedup key /requestId;/adId, but this job runs with /imp/requestId;/imp/adId"
+                        + " (--dedup-key")
+                .hasStackTraceContaining("--allow-dedup-key-change");
+    }
+
+    /**
+     * A key whose fields moved but whose values did not keeps every identity: allowed, the restored state decides as
+     * before, and from its next snapshot on the state records the new key (a restore under the old one is refused).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anAllowedKeyChangeRestoresTheV3SavepointAndRecordsTheNewKey(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
+        OperatorSubtaskState next;
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, true), backend, 1, 0,
+                savepoint)) {
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+            next = savepointOf(h);
+        }
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, next))
+                .hasStackTraceContaining("written under the dedup key /imp/requestId;/imp/adId, but this job runs with /requestId;/adId");
+    }
+
+    /** State from before the key was recorded (v2) restores under any key, and records it from its next snapshot on. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV2SavepointHoldsNoKeyAcceptsAnyAndThenRecordsIt(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v2", backend));
+        OperatorSubtaskState next;
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0,
+                savepoint)) {
+            next = savepointOf(h);
+        }
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, next))
+                .hasStackTraceContaining("written under the dedup key /imp/requestId;/imp/adId");
+        DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0, next).close();
+    }
+
+    /** The golden key's fields moved into an object: the same values, another description. */
+    private static final String MOVED_KEY = "/imp/requestId;/imp/adId";
+
+    private static OperatorSubtaskState savepointOf(DedupHarness h) throws Exception {
+        h.harness.prepareSnapshotPreBarrier(1);
+        return h.harness.snapshotWithLocalState(1, 1, SavepointType.savepoint(SavepointFormatType.CANONICAL)).getJobManagerOwnedState();
     }
 
     /** The operator's decisions after the cut are the exact reference's, which decides on the raw ids. */

@@ -47,10 +47,20 @@ final class GoldenStream {
 
     /** {@link #settings()} for the source's fingerprint secret of check value {@code fingerprintCheck}. */
     static DedupSettings settings(long fingerprintCheck) {
+        return settings(fingerprintCheck, KEY, false);
+    }
+
+    /** The dedup key of the fixtures from {@code v3} on (the default identity, written out: defaults may change). */
+    static final String KEY = "/requestId;/adId";
+
+    /** {@link #settings(long)} under the dedup key {@code dedupKey}, a restore under another key allowed or not. */
+    static DedupSettings settings(long fingerprintCheck, String dedupKey, boolean allowDedupKeyChange) {
         return DedupSettings.builder()
                 .plan(DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001).pageBytes(2048).build())
                 .emitDuplicates(true)
                 .fingerprintCheck(fingerprintCheck)
+                .dedupKey(dedupKey)
+                .allowDedupKeyChange(allowDedupKeyChange)
                 .build();
     }
 
