@@ -135,6 +135,7 @@ class InspectIT {
         }
         assertThat(maxLayers).as("some filter over its planned capacity grew a layer").isGreaterThan(1);
         long watermark = statistics.get("facts").get("latenessWatermark").asLong();
+        assertThat(statistics.get("facts").get("dedupKey").asText()).as("the key the job recorded").isEqualTo("/requestId;/adId");
 
         Decisions decisions = decisionsOf(output, deadLetters);
         List<Expected> sample = sample(decisions, watermark);

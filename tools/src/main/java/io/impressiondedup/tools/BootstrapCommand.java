@@ -100,7 +100,7 @@ final class BootstrapCommand {
         SavepointWriter.newSavepoint(env, ToolOptions.backendOf(settings.stateBackend), settings.maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.transformation(
                         history.impressions(env, plan.shards(), horizon), shardKeys, impression -> impression.shard,
-                        new HistoryStateWriter(plan, settings.fingerprintCheck)))
+                        new HistoryStateWriter(plan, settings.fingerprintCheck, settings.dedupKey)))
                 .write(settings.output);
         JobClient job = env.executeAsync("dedup-tools bootstrap");
         JobExecutionResult result = awaitWithProgress(job, err);
@@ -180,6 +180,8 @@ final class BootstrapCommand {
         final io.impressiondedup.job.config.StateBackendType stateBackend;
         final FingerprintSecret secret;
         final long fingerprintCheck;
+        /** The key a topic's records are read under; {@code null} for a file, whose rows carry no field names. */
+        final String dedupKey;
         final Long asOf;
         final Configuration options;
         final Map<String, String> kafkaProperties;
@@ -231,6 +233,7 @@ final class BootstrapCommand {
             stateBackend = options.get(STATE_BACKEND);
             secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
             fingerprintCheck = FingerprintSecret.checkValueOf(secret);
+            dedupKey = topic == null ? null : DedupJobConfig.parserSettings(options, secret).keyDescription();
             asOf = options.getOptional(BootstrapOptions.AS_OF).map(Settings::asOf).orElse(null);
         }
 

@@ -44,8 +44,10 @@ public final class DedupSavepoint {
      * @param fingerprintCheck the secret's check value the state was written with; {@code null} in state of the
      *     first release (counts as written without a secret)
      * @param latenessWatermark the highest lateness watermark of the subtasks, or {@code null} if none was saved
+     * @param dedupKey the dedup key the state was written under ({@code DedupSettings#dedupKey()}), or {@code null} if
+     *     none was recorded (state written before keys were recorded, or by {@code bootstrap --from-file})
      */
-    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark) {
+    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
 
         public ShardKeys shardKeys() {
             return new ShardKeys(shards, maxParallelism);
@@ -57,21 +59,24 @@ public final class DedupSavepoint {
         int maxParallelism = maxParallelismOf(path);
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
         SavepointReader reader = SavepointReader.read(env, path, backend);
-        // The three union lists in one local job (each job costs seconds to start), each value tagged with its state.
-        DataStream<Tuple2<String, Long>> all = tagged(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT)
-                        .map(Integer::longValue, Types.LONG), DedupStateLayout.SHARD_COUNT)
+        // The four union lists in one local job (each job costs seconds to start), each value as text tagged with its state.
+        DataStream<Tuple2<String, String>> all = tagged(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT),
+                        DedupStateLayout.SHARD_COUNT)
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG),
                         DedupStateLayout.FINGERPRINT_CHECK))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG),
-                        DedupStateLayout.LATENESS_WATERMARK));
+                        DedupStateLayout.LATENESS_WATERMARK))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY));
         List<Long> shardCounts = new ArrayList<>();
         List<Long> checks = new ArrayList<>();
         List<Long> watermarks = new ArrayList<>();
-        for (Tuple2<String, Long> value : collect(all)) {
+        List<String> keys = new ArrayList<>();
+        for (Tuple2<String, String> value : collect(all)) {
             switch (value.f0) {
-                case DedupStateLayout.SHARD_COUNT -> shardCounts.add(value.f1);
-                case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(value.f1);
-                default -> watermarks.add(value.f1);
+                case DedupStateLayout.SHARD_COUNT -> shardCounts.add(Long.parseLong(value.f1));
+                case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(Long.parseLong(value.f1));
+                case DedupStateLayout.DEDUP_KEY -> keys.add(value.f1);
+                default -> watermarks.add(Long.parseLong(value.f1));
             }
         }
         if (shardCounts.isEmpty()) {
@@ -85,11 +90,12 @@ public final class DedupSavepoint {
             }
         }
         Long watermark = watermarks.stream().max(Long::compare).orElse(null);
-        return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark));
+        return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark,
+                keys.isEmpty() ? null : keys.get(0)));
     }
 
-    private static DataStream<Tuple2<String, Long>> tagged(DataStream<Long> values, String state) {
-        return values.map(value -> Tuple2.of(state, value), Types.TUPLE(Types.STRING, Types.LONG)).name(state);
+    private static <T> DataStream<Tuple2<String, String>> tagged(DataStream<T> values, String state) {
+        return values.map(value -> Tuple2.of(state, String.valueOf(value)), Types.TUPLE(Types.STRING, Types.STRING)).name(state);
     }
 
     public String path() {

@@ -34,8 +34,8 @@ public final class DedupSavepointWriter {
 
     /** {@link ShardEntry}s written back as they are, each under its own {@link ShardEntry#shard}. */
     public static StateBootstrapTransformation<ShardEntry> entries(
-            DataStream<ShardEntry> entries, ShardKeys shardKeys, Long fingerprintCheck, Long latenessWatermark) {
+            DataStream<ShardEntry> entries, ShardKeys shardKeys, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
         return transformation(entries, shardKeys, entry -> entry.shard,
-                new ShardEntryWriter(shardKeys.shards(), fingerprintCheck, latenessWatermark));
+                new ShardEntryWriter(shardKeys.shards(), fingerprintCheck, latenessWatermark, dedupKey));
     }
 }

@@ -28,6 +28,7 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     private final int shards;
     private final Long fingerprintCheck;
     private final Long latenessWatermark;
+    private final String dedupKey;
 
     protected transient ValueState<BucketFilters> directory;
     protected transient MapState<Long, PageGroup> pages;
@@ -36,11 +37,14 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
      * @param fingerprintCheck the check value of the secret the state is written with ({@code 0} for none, as the job
      *     writes it); {@code null} writes none, as state of the first release
      * @param latenessWatermark {@code null} writes none: the restored job judges lateness by its own watermark only
+     * @param dedupKey the dedup key the state is written under; {@code null} writes none (the restored job accepts the
+     *     state under any key and records its own)
      */
-    protected DedupStateWriter(int shards, Long fingerprintCheck, Long latenessWatermark) {
+    protected DedupStateWriter(int shards, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
         this.shards = shards;
         this.fingerprintCheck = fingerprintCheck;
         this.latenessWatermark = latenessWatermark;
+        this.dedupKey = dedupKey;
     }
 
     @Override
@@ -58,6 +62,9 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
         }
         if (latenessWatermark != null) {
             context.getOperatorStateStore().getUnionListState(DedupStateLayout.latenessWatermark()).update(List.of(latenessWatermark));
+        }
+        if (dedupKey != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.dedupKey()).update(List.of(dedupKey));
         }
     }
 

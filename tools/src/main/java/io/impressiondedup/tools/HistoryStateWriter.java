@@ -33,8 +33,8 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
      * dead-letter records its sources can still deliver in time, which cannot be undone, while without one the
      * job judges lateness by its own watermark from its first records on, as a job started without state does.
      */
-    HistoryStateWriter(DedupPlan plan, long fingerprintCheck) {
-        super(plan.shards(), fingerprintCheck, null);
+    HistoryStateWriter(DedupPlan plan, long fingerprintCheck, String dedupKey) {
+        super(plan.shards(), fingerprintCheck, null, dedupKey);
         this.plan = plan;
     }
 

@@ -113,8 +113,9 @@ final class InspectReport {
     String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("Savepoint ").append(savepoint).append('\n');
-        sb.append(String.format(Locale.ROOT, "Shards %d, max parallelism %d, fingerprint secret %s, lateness watermark %s%n",
-                facts.shards(), facts.maxParallelism(), secret(), watermark()));
+        sb.append(String.format(Locale.ROOT, "Shards %d, max parallelism %d, fingerprint secret %s, lateness watermark %s, dedup key %s%n",
+                facts.shards(), facts.maxParallelism(), secret(), watermark(),
+                facts.dedupKey() == null ? "not recorded (accepted under any key)" : facts.dedupKey()));
         sb.append(String.format(Locale.ROOT, "Time buckets %s, retention %s, allowed lateness %s, zone %s%n",
                 buckets.bucketSize(), buckets.retention(), buckets.allowedLateness(), buckets.zone()));
         sb.append(String.format(Locale.ROOT, "Job-wide (the gauges at this checkpoint, over all subtasks): live shard-buckets %d,"
@@ -169,6 +170,11 @@ final class InspectReport {
             json.writeBooleanField("fingerprintSecret", check != FingerprintSecret.NO_SECRET);
             if (check != FingerprintSecret.NO_SECRET) {
                 json.writeStringField("fingerprintCheck", FingerprintSecret.describeCheckValue(check));
+            }
+            if (facts.dedupKey() == null) {
+                json.writeNullField("dedupKey");
+            } else {
+                json.writeStringField("dedupKey", facts.dedupKey());
             }
             if (facts.latenessWatermark() == null) {
                 json.writeNullField("latenessWatermark");

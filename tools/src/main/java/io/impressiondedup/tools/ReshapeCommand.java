@@ -120,7 +120,8 @@ final class ReshapeCommand {
         SavepointWriter.fromExistingSavepoint(env, savepoint.path(), backend)
                 .removeOperator(DedupSavepoint.OPERATOR)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(children, keys,
-                        savepoint.facts().fingerprintCheck(), savepoint.facts().latenessWatermark()))
+                        savepoint.facts().fingerprintCheck(), savepoint.facts().latenessWatermark(),
+                        savepoint.facts().dedupKey()))
                 .write(output);
         JobExecutionResult result = env.execute("dedup-tools reshape " + savepoint.facts().shards() + " -> " + shards + " shards");
         Long written = result.getAccumulatorResult(ChildShards.BYTES_WRITTEN);

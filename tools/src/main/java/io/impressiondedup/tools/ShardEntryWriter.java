@@ -5,8 +5,8 @@ final class ShardEntryWriter extends DedupStateWriter<ShardEntry> {
 
     private static final long serialVersionUID = 1L;
 
-    ShardEntryWriter(int shards, Long fingerprintCheck, Long latenessWatermark) {
-        super(shards, fingerprintCheck, latenessWatermark);
+    ShardEntryWriter(int shards, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+        super(shards, fingerprintCheck, latenessWatermark, dedupKey);
     }
 
     @Override

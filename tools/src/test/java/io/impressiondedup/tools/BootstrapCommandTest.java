@@ -89,7 +89,7 @@ class BootstrapCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--as-of " + Instant.ofEpochMilli(NEWEST));
 
         DedupSavepoint savepoint = DedupSavepoint.open(output, new HashMapStateBackend());
-        assertThat(savepoint.facts()).isEqualTo(new DedupSavepoint.Facts(SHARDS, 8, secret.checkValue(), null));
+        assertThat(savepoint.facts()).isEqualTo(new DedupSavepoint.Facts(SHARDS, 8, secret.checkValue(), null, null));
         Set<ShardEntry> written = new HashSet<>();
         try (CloseableIterator<ShardEntry> it = savepoint.shardEntries(ToolEnvironment.create(1), new HashMapStateBackend()).executeAndCollect()) {
             it.forEachRemaining(written::add);

@@ -52,13 +52,15 @@ class DedupSavepointRoundTripTest {
         StreamExecutionEnvironment env = ToolEnvironment.create(2);
         SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
-                        env.fromData(written), new ShardKeys(shards, maxParallelism), 42L, 1_700_000_000_000L))
+                        env.fromData(written), new ShardKeys(shards, maxParallelism), 42L, 1_700_000_000_000L,
+                        "/imp/requestId;/imp/adId"))
                 .write(savepoint);
         env.execute("write");
 
         for (var backend : List.of(new HashMapStateBackend(), new EmbeddedRocksDBStateBackend())) {
             DedupSavepoint read = DedupSavepoint.open(savepoint, backend);
-            assertThat(read.facts()).isEqualTo(new DedupSavepoint.Facts(shards, maxParallelism, 42L, 1_700_000_000_000L));
+            assertThat(read.facts()).isEqualTo(new DedupSavepoint.Facts(shards, maxParallelism, 42L, 1_700_000_000_000L,
+                    "/imp/requestId;/imp/adId"));
             List<ShardEntry> entries = new ArrayList<>();
             StreamExecutionEnvironment readEnv = ToolEnvironment.create(2);
             try (CloseableIterator<ShardEntry> it = read.shardEntries(readEnv, backend).executeAndCollect()) {

@@ -116,7 +116,7 @@ final class HeapDedupState {
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
         SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(entries),
-                        new ShardKeys(plan.shards(), maxParallelism), fingerprintCheck, latenessWatermark))
+                        new ShardKeys(plan.shards(), maxParallelism), fingerprintCheck, latenessWatermark, null))
                 .write(savepoint);
         env.execute("write test savepoint");
         return savepoint;

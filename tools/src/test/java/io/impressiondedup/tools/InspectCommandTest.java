@@ -200,7 +200,8 @@ class InspectCommandTest {
 
         Run table = inspect("--savepoint", savepoint, "--parallelism", "1");
         assertThat(table.exit()).isZero();
-        assertThat(table.out()).contains("live shard-buckets 16", "2024-05-11T00:00:00Z", "fingerprint secret none");
+        assertThat(table.out()).contains("live shard-buckets 16", "2024-05-11T00:00:00Z", "fingerprint secret none",
+                "dedup key not recorded (accepted under any key)");
     }
 
     @Test

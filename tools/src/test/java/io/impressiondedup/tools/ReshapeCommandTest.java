@@ -81,7 +81,8 @@ class ReshapeCommandTest {
         StreamExecutionEnvironment env = ToolEnvironment.create(2);
         SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
-                        env.fromData(parents), new ShardKeys(shards, maxParallelism), 99L, 1_700_000_000_000L))
+                        env.fromData(parents), new ShardKeys(shards, maxParallelism), 99L, 1_700_000_000_000L,
+                        "/requestId;/adId;/slot"))
                 .withOperator(OTHER, OperatorTransformation.bootstrapWith(env.fromData(10L, 20L, 30L)).transform(new OffsetsWriter()))
                 .write(savepoint);
         env.execute("write");
@@ -95,7 +96,7 @@ class ReshapeCommandTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("from 4 to 12 shards").contains("--shards 12");
 
         DedupSavepoint reshaped = DedupSavepoint.open(output, new HashMapStateBackend());
-        assertThat(reshaped.facts()).isEqualTo(new DedupSavepoint.Facts(12, maxParallelism, 99L, 1_700_000_000_000L));
+        assertThat(reshaped.facts()).isEqualTo(new DedupSavepoint.Facts(12, maxParallelism, 99L, 1_700_000_000_000L, "/requestId;/adId;/slot"));
         Set<ShardEntry> expected = new HashSet<>();
         for (ShardEntry parent : parents) {
             for (int child = 0; child < 3; child++) {
@@ -125,7 +126,7 @@ class ReshapeCommandTest {
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
         SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
-                        env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null))
+                        env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null, null))
                 .write(savepoint);
         env.execute("write");
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * {@code /imp}): the identities are then unchanged and nothing passes twice. After an allowed change the
  * new key is what the state records.
  *
- * <p><b>State without a value</b> (written before this check existed, or by the state tools, which do not
- * record a key) is accepted under any key, and records this job's key from its first snapshot on.
+ * <p><b>State without a value</b> (written before this check existed, or by {@code dedup-tools bootstrap
+ * --from-file}, whose rows name no fields) is accepted under any key, and records this job's key from its
+ * first snapshot on.
  */
 final class DedupKeyCheck {
 

@@ -32,7 +32,7 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  * {@value #SHARD_COUNT} (a restore with another count fails), {@value #FINGERPRINT_CHECK} (the check
  * value of the fingerprint secret, absent in state of the first release), {@value #DEDUP_KEY} (the
  * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state written before it and by
- * the state tools) and {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
+ * {@code bootstrap --from-file}) and {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
  *
  * <p>These names and serializers are in every savepoint: never rename them.
  */
