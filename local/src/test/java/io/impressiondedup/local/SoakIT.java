@@ -48,9 +48,11 @@ import org.junit.jupiter.api.Test;
  * idleness 3 s over 72 simulated hours, which gives 68 expiry cycles after the first 4 hours.
  *
  * <p>It checks that (1) the checkpointed state is flat once retention + lateness is reached: the
- * largest checkpoint of the last simulated day is at most {@value #STATE_GROWTH_FACTOR} times the
- * largest of the day before (were buckets never dropped, state would grow with the hours and that
- * ratio be about 72/48 = 1.5), and the live shard-buckets the operator logs at each checkpoint of the
+ * median checkpoint of the last simulated day is at most {@value #STATE_GROWTH_FACTOR} times the
+ * median of the day before (were buckets never dropped, state would grow with the hours and that
+ * ratio be about 60/36 = 1.67). Medians, not the largest: RocksDB's full size swings 2-3x with its
+ * compactions, and a watermark held back for a few simulated hours on a loaded machine lifts single
+ * checkpoints (a CI run had the largest 1.26 apart while the medians were 1.11); and the live shard-buckets the operator logs at each checkpoint of the
  * last day stay at a few buckets' worth (72 buckets' worth without expiry); (2) the watermark moves on
  * although a partition is idle: the dedup operator's input watermark, read while the stream is
  * written, reaches hour 48 (an idle partition that held it would keep it at hour 6); (3) the
@@ -134,10 +136,10 @@ class SoakIT {
                     + " %.1f%n", (System.nanoTime() - started) / 1e9, java.util.Arrays.toString(idlePartitionRecords), watermarkWhileStreaming);
 
             // (1) State flat once retention + lateness is reached.
-            long previousDay = maxStateSize(checkpoints, stream, 24, 48);
-            long lastDay = maxStateSize(checkpoints, stream, 48, HOURS);
+            long previousDay = medianStateSize(checkpoints, stream, 24, 48);
+            long lastDay = medianStateSize(checkpoints, stream, 48, HOURS);
             assertThat(previousDay).as("checkpoints in simulated hours 24-48\n%s", curve).isPositive();
-            assertThat(lastDay).as("largest checkpoint of the last simulated day over the day before (%,d B)\n%s", previousDay, curve)
+            assertThat(lastDay).as("median checkpoint of the last simulated day over the day before (%,d B)\n%s", previousDay, curve)
                     .isLessThanOrEqualTo((long) (STATE_GROWTH_FACTOR * previousDay));
             int lastDayShardBuckets = checkpoints.values().stream()
                     .filter(c -> stream.hourAt(c.path("trigger_timestamp").asLong()) >= HOURS - 24)
@@ -277,15 +279,21 @@ class SoakIT {
     }
 
     /** The largest full checkpoint size (RocksDB incremental: every file the checkpoint references) triggered in [from, to) simulated hours. */
-    private static long maxStateSize(Map<Long, JsonNode> checkpoints, SteadyStream stream, int from, int to) {
-        long max = 0;
+    /** The median full size of the checkpoints triggered in simulated hours [from, to); 0 if none. */
+    private static long medianStateSize(Map<Long, JsonNode> checkpoints, SteadyStream stream, int from, int to) {
+        List<Long> sizes = new ArrayList<>();
         for (JsonNode checkpoint : checkpoints.values()) {
             double hour = stream.hourAt(checkpoint.path("trigger_timestamp").asLong());
             if (hour >= from && hour < to) {
-                max = Math.max(max, checkpoint.path("state_size").asLong());
+                sizes.add(checkpoint.path("state_size").asLong());
             }
         }
-        return max;
+        if (sizes.isEmpty()) {
+            return 0;
+        }
+        sizes.sort(null);
+        int middle = sizes.size() / 2;
+        return sizes.size() % 2 == 1 ? sizes.get(middle) : (sizes.get(middle - 1) + sizes.get(middle)) / 2;
     }
 
     /** Per checkpoint, the live shard-buckets the dedup subtasks logged when it completed, summed over subtasks. */
