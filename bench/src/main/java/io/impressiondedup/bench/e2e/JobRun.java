@@ -2,8 +2,11 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.testdata.ValueFormat;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +72,13 @@ final class JobRun {
         if (variant.stats) {
             args.addAll(List.of("--stats-topic", stats));
         }
+        if (variant.format == ValueFormat.AVRO) {
+            Path schema = workDir.resolve("impression.avsc");
+            if (!Files.exists(schema)) {
+                Files.writeString(schema, GeneratorSettings.avroSchemaText());
+            }
+            args.addAll(List.of("--input-format", "avro", "--avro-schema-file", schema.toString()));
+        }
         DedupJobConfig config = DedupJobConfig.parse(args.toArray(new String[0]));
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
@@ -76,7 +86,7 @@ final class JobRun {
         flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         env.setParallelism(parallelism);
-        if (variant == Variant.BYTE_PASS_THROUGH) {
+        if (variant.bytePassThrough()) {
             BytePassThrough.defineWorkflow(env, config);
         } else {
             DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), variant.stage, DedupJob.kafkaSinks(config));

@@ -1,5 +1,6 @@
 package io.impressiondedup.bench.e2e;
 
+import io.impressiondedup.testdata.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,8 @@ public final class SteadyThroughput implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--variants", defaultValue = "byte-pass-through,pass-through,bloom-heap,bloom-rocksdb",
-            description = "Variants, comma-separated; byte-pass-through is always run (the baseline).")
+            description = "Variants, comma-separated; byte-pass-through is always run (the baseline), and"
+                    + " byte-pass-through-avro with any Avro variant (the baseline of those: same impressions, Avro bytes).")
     String variants;
 
     @Option(names = "--parallelism", defaultValue = "" + JobRun.PARALLELISM,
@@ -72,22 +74,35 @@ public final class SteadyThroughput implements Callable<Integer> {
                     "need --records >= 100000 and --rounds >= 1, got " + records + ", " + rounds);
         }
         List<Variant> order = new ArrayList<>(List.of(Variant.BYTE_PASS_THROUGH));
-        Arrays.stream(variants.split(",")).map(Variant::byId).filter(v -> !order.contains(v)).forEach(order::add);
+        for (Variant variant : Arrays.stream(variants.split(",")).map(Variant::byId).toList()) {
+            for (Variant needed : List.of(variant.baseline(), variant)) {
+                if (!order.contains(needed)) {
+                    order.add(needed);
+                }
+            }
+        }
         Files.createDirectories(workDir);
         Instant started = Instant.now();
         Map<Variant, List<JobRun.Result>> runs = new EnumMap<>(Variant.class);
         try (BenchKafka kafka = new BenchKafka(bootstrapServers)) {
-            Workload input = Workload.generate(kafka, records, seed, workDir);
+            Map<ValueFormat, Workload> inputs = new EnumMap<>(ValueFormat.class);
+            for (Variant variant : order) {
+                if (!inputs.containsKey(variant.format)) {
+                    inputs.put(variant.format, Workload.generate(kafka, records, seed, workDir, variant.format));
+                }
+            }
             System.out.println("-- warm-up run (not reported)");
-            JobRun.run(Variant.PASS_THROUGH, input, kafka, "warm-up", workDir, parallelism);
+            JobRun.run(Variant.PASS_THROUGH, inputs.get(ValueFormat.JSON), kafka, "warm-up", workDir, parallelism);
             for (int round = 1; round <= rounds; round++) {
                 System.out.printf("-- round %d of %d%n", round, rounds);
                 for (Variant variant : order) {
                     runs.computeIfAbsent(variant, v -> new ArrayList<>())
-                            .add(JobRun.run(variant, input, kafka, variant.id() + "-" + round, workDir, parallelism));
+                            .add(JobRun.run(variant, inputs.get(variant.format), kafka, variant.id() + "-" + round, workDir, parallelism));
                 }
             }
-            kafka.delete(input.inputTopic);
+            for (Workload input : inputs.values()) {
+                kafka.delete(input.inputTopic);
+            }
         }
         String report = report(order, runs, started);
         System.out.print(report);
@@ -112,12 +127,13 @@ public final class SteadyThroughput implements Callable<Integer> {
         Machine machine = Machine.describe();
         r.append(String.format(Locale.ROOT, "%s, %d cores, %.1f GiB, Java %s; load average at the end: %s%n", machine.cpuModel(),
                 machine.cores(), machine.memoryBytes() / (double) (1L << 30), machine.javaVersion(), loadAverage()));
-        r.append("| Variant | Steady records/s (median) | Ratio to byte pass-through (median of rounds) | Ratio range | Fixed cost s (median) |"
+        r.append("| Variant | Steady records/s (median) | Ratio to byte pass-through of the same input (median of rounds) | Ratio range |"
+                + " Fixed cost s (median) |"
                 + " Fixed cost / pass-through's |").append(System.lineSeparator());
         r.append("|---|---:|---:|---|---:|---:|").append(System.lineSeparator());
-        List<JobRun.Result> baseline = pairs.get(Variant.BYTE_PASS_THROUGH);
         for (Variant variant : order) {
             List<JobRun.Result> runs = pairs.get(variant);
+            List<JobRun.Result> baseline = pairs.get(variant.baseline());
             List<Double> ratios = new ArrayList<>();
             List<Double> fixedRatios = new ArrayList<>();
             for (int i = 0; i < runs.size(); i++) {

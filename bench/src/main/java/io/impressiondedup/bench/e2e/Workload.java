@@ -5,6 +5,7 @@ import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.ValueFormat;
 import io.impressiondedup.testdata.KafkaTopicDestination;
 import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.state.time.TimeBuckets;
@@ -48,11 +49,21 @@ final class Workload {
     }
 
     static Workload generate(BenchKafka kafka, long records, long seed, Path workDir) throws Exception {
-        String topic = "impressions-" + records + "-" + Long.toString(System.currentTimeMillis(), 36);
+        return generate(kafka, records, seed, workDir, ValueFormat.JSON);
+    }
+
+    /**
+     * {@code records} impressions of {@code seed} in {@code format}: the same records, classes and ground truth in
+     * either format (only the values' bytes differ), each format in a topic of its own.
+     */
+    static Workload generate(BenchKafka kafka, long records, long seed, Path workDir, ValueFormat format) throws Exception {
+        String name = format == ValueFormat.JSON ? "" : "-" + format.name().toLowerCase(java.util.Locale.ROOT);
+        String topic = "impressions" + name + "-" + records + "-" + Long.toString(System.currentTimeMillis(), 36);
         kafka.create(Map.of(topic, INPUT_PARTITIONS));
-        Path truthFile = workDir.resolve("truth-" + records + ".csv");
+        Path truthFile = workDir.resolve("truth" + name + "-" + records + ".csv");
         Map<RecordClass, Long> byClass = new EnumMap<>(RecordClass.class);
-        ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(records).seed(seed).span(SPAN).build());
+        ImpressionGenerator generator = new ImpressionGenerator(
+                GeneratorSettings.builder().count(records).seed(seed).span(SPAN).format(format).build());
         long start = System.nanoTime();
         try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
                 KafkaTopicDestination input = new KafkaTopicDestination(kafka.bootstrapServers, topic, Map.of())) {
