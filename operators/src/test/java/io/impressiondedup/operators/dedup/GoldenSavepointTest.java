@@ -105,8 +105,7 @@ class GoldenSavepointTest {
     @EnumSource(Backend.class)
     void theV3SavepointRefusesARestoreUnderAnotherDedupKeyNamingTheOption(Backend backend) throws Exception {
         OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
-        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0,
-                savepoint))
+        assertThatThrownBy(() -> restoreUnderKey(savepoint, backend, MOVED_KEY, false))
                 .hasStackTraceContaining("written under the dedup key /requestId;/adId, but this job runs with /imp/requestId;/imp/adId"
                         + " (--dedup-key")
                 .hasStackTraceContaining("--allow-dedup-key-change");
@@ -121,13 +120,12 @@ class GoldenSavepointTest {
     void anAllowedKeyChangeRestoresTheV3SavepointAndRecordsTheNewKey(Backend backend) throws Exception {
         OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
         OperatorSubtaskState next;
-        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, true), backend, 1, 0,
-                savepoint)) {
+        try (DedupHarness h = restoreUnderKey(savepoint, backend, MOVED_KEY, true)) {
             feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
             assertDecidedAsTheExactReference(h);
             next = savepointOf(h);
         }
-        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, next))
+        assertThatThrownBy(() -> restoreUnderKey(next, backend, GoldenStream.KEY, false))
                 .hasStackTraceContaining("written under the dedup key /imp/requestId;/imp/adId, but this job runs with /requestId;/adId");
     }
 
@@ -137,17 +135,22 @@ class GoldenSavepointTest {
     void theV2SavepointHoldsNoKeyAcceptsAnyAndThenRecordsIt(Backend backend) throws Exception {
         OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v2", backend));
         OperatorSubtaskState next;
-        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0,
-                savepoint)) {
+        try (DedupHarness h = restoreUnderKey(savepoint, backend, MOVED_KEY, false)) {
             next = savepointOf(h);
         }
-        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, next))
+        assertThatThrownBy(() -> restoreUnderKey(next, backend, GoldenStream.KEY, false))
                 .hasStackTraceContaining("written under the dedup key /imp/requestId;/imp/adId");
-        DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), MOVED_KEY, false), backend, 1, 0, next).close();
+        restoreUnderKey(next, backend, MOVED_KEY, false).close();
     }
 
     /** The golden key's fields moved into an object: the same values, another description. */
     private static final String MOVED_KEY = "/imp/requestId;/imp/adId";
+
+    /** The golden settings with the golden secret under {@code key}, restored from {@code savepoint}. */
+    private static DedupHarness restoreUnderKey(OperatorSubtaskState savepoint, Backend backend, String key, boolean allowChange)
+            throws Exception {
+        return DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), key, allowChange), backend, 1, 0, savepoint);
+    }
 
     private static OperatorSubtaskState savepointOf(DedupHarness h) throws Exception {
         h.harness.prepareSnapshotPreBarrier(1);
