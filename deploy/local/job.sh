@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The dedup job on a running Flink session cluster, through the REST API (no Flink CLI needed).
 #
-#   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH] -- JOB_ARGS...
+#   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH [--allow-non-restored-state]] -- JOB_ARGS...
 #       uploads job/target/dedup-job.jar (building it if missing), runs it, waits until all its
-#       tasks run, prints the job id
+#       tasks run (fails with the job's root exception if it fails first), prints the job id;
+#       --allow-non-restored-state skips savepoint state of operators the job no longer has (the
+#       stats operators of a savepoint taken with --stats-topic, restored without it)
 #   deploy/local/job.sh stop-with-savepoint JOB_ID [--drain]
 #       prints the savepoint's path; --drain ends event time first (every open hour's stats row is
 #       written, every bucket expires): for a job that will not be resumed
@@ -33,21 +35,27 @@ rest() { # rest <method> <path> [json]
     out=$(curl -sS -X "$1" "$REST$2") || die "$1 $2 failed"
   fi
   if jq -e '.errors' <<< "$out" > /dev/null 2>&1; then
-    die "$1 $2: $(jq -r '.errors | join("; ")' <<< "$out" | head -c 2000)"
+    # Flink's errors are whole stack traces: their first line, and the innermost cause (what went wrong).
+    local errors root
+    errors=$(jq -r '.errors | join("\n")' <<< "$out")
+    root=$({ grep '^Caused by: ' <<< "$errors" || true; } | tail -n 1 | cut -c 1-1500)
+    die "$1 $2: $(head -n 1 <<< "$errors" | cut -c 1-500)${root:+ ... root cause: ${root#Caused by: }}"
   fi
   printf '%s' "$out"
 }
 
 submit() {
-  local parallelism="" savepoint=""
+  local parallelism="" savepoint="" allow_non_restored=false
   while [[ $# -gt 0 && $1 != -- ]]; do
     case $1 in
       --parallelism) parallelism=$2; shift 2 ;;
       --from-savepoint) savepoint=$2; shift 2 ;;
+      --allow-non-restored-state) allow_non_restored=true; shift ;;
       *) die "unknown option $1 (job arguments go after --)" ;;
     esac
   done
   [[ ${1:-} == -- ]] && shift
+  [[ $allow_non_restored == false || -n $savepoint ]] || die "--allow-non-restored-state needs --from-savepoint"
   if [[ ! -f $JAR ]]; then
     log "building $JAR"
     mvn -q -B -Dstyle.color=never -f "$REPO/pom.xml" install -DskipTests >&2 || die "build failed"
@@ -57,9 +65,10 @@ submit() {
   [[ -n $jar_id ]] || die "uploading $JAR failed"
   local body
   body=$(jq -n --arg entry "$ENTRY_CLASS" --arg parallelism "$parallelism" --arg savepoint "$savepoint" \
+    --argjson allow "$allow_non_restored" \
     --args '{entryClass: $entry, programArgsList: $ARGS.positional}
             + (if $parallelism == "" then {} else {parallelism: ($parallelism | tonumber)} end)
-            + (if $savepoint == "" then {} else {savepointPath: $savepoint, allowNonRestoredState: false} end)' \
+            + (if $savepoint == "" then {} else {savepointPath: $savepoint, allowNonRestoredState: $allow} end)' \
     -- "$@")
   local job_id
   job_id=$(rest POST "/jars/$jar_id/run" "$body" | jq -r .jobid)
@@ -105,6 +114,11 @@ wait_running() {
       log "job $1 runs"
       return
     fi
+    case $(jq -r .state <<< "$state") in
+      FAILED|CANCELED|FINISHED)
+        die "job $1 is $(jq -r .state <<< "$state") instead of running: $(rest GET "/jobs/$1/exceptions" \
+          | jq -r '."root-exception" // "no exception recorded"' | head -c 3000)" ;;
+    esac
     sleep 0.5
   done
   die "job $1 did not reach RUNNING within 120 s (state: $(status "$1"))"
