@@ -2,6 +2,7 @@ package io.impressiondedup.job;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.stats.DeadLetterStatsPartials;
 import io.impressiondedup.operators.stats.RecordOutcome;
 import io.impressiondedup.operators.stats.StatsClassifier;
 import io.impressiondedup.operators.stats.StatsCombiner;
@@ -18,11 +19,13 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * <pre>
  *   dedup --outcomes (side output, forward)--> pre-aggregate outcomes  --\
  *                                                                        union, keyBy (topic, partition, hour) --> combine --> stats sink
- *   route --dead letters (side output, forward)--> pre-aggregate dead letters --/
+ *   route --dead letters (side output, forward)--> one partial per dead letter ----/
  * </pre>
  *
- * The pre-aggregators run chained behind the operators whose records they count, so no record is
- * shuffled for the stats; only the partial counts of closed rows (a few per partition and hour) are.
+ * The outcomes' pre-aggregator runs chained behind the dedup operator, so no impression is shuffled for the
+ * stats; only the partial counts of closed rows (a few per partition and hour) are. The router's dead letters,
+ * rare, are sent one partial each, and the combiner picks their row at the job's watermark ({@link
+ * DeadLetterStatsPartials} says why).
  */
 final class ReconciliationStats {
 
@@ -37,10 +40,10 @@ final class ReconciliationStats {
                 .uid(StatsPreAggregator.OUTCOMES_UID)
                 .name(StatsPreAggregator.OUTCOMES_NAME);
         DataStream<StatsPartial> deadLetterPartials = routerDeadLetters
-                .transform(StatsPreAggregator.DEAD_LETTERS_NAME, StatsPartial.TYPE_INFO,
-                        new StatsPreAggregator<>(StatsClassifier.deadLetters(), delay))
-                .uid(StatsPreAggregator.DEAD_LETTERS_UID)
-                .name(StatsPreAggregator.DEAD_LETTERS_NAME);
+                .transform(DeadLetterStatsPartials.NAME, StatsPartial.TYPE_INFO,
+                        new DeadLetterStatsPartials(config.parserSettings().maxFutureSkewMillis()))
+                .uid(DeadLetterStatsPartials.UID)
+                .name(DeadLetterStatsPartials.NAME);
         return outcomePartials.union(deadLetterPartials)
                 .keyBy(ReconciliationStats::hourKey, StatsKey.TYPE_INFO)
                 .transform(StatsCombiner.NAME, StatsRow.TYPE_INFO, new StatsCombiner(delay))

@@ -30,6 +30,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
@@ -75,6 +76,13 @@ import org.slf4j.LoggerFactory;
  * first watermark of a fresh start nothing is late, and nothing can be missed: no bucket has been
  * dropped yet.) Lateness is deliberately not judged from the newest event time seen: records are
  * shuffled from all partitions, and one partition may trail another by a day in a replay.
+ *
+ * <p><b>End of input.</b> The watermark of the end of event time ({@code Long.MAX_VALUE}), which Flink sends when
+ * a bounded input has been read and when a job is stopped with {@code --drain}, expires no bucket and is not
+ * kept as the lateness watermark ({@link #processWatermark}): a savepoint taken after it resumes exactly like
+ * one taken without it, with every live bucket and the watermark the data had reached. Were it obeyed, every
+ * bucket would expire (copies of stored impressions would pass after the resume) and every resumed record
+ * would be late.
  *
  * <p><b>Time.</b> Expiry is by event time (timers at {@link TimeBuckets#expiryOf}, bucket end +
  * retention + allowed lateness, one per shard and bucket, namespaced by bucket id); replays expire
@@ -496,6 +504,21 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone
         return dropped != null;
+    }
+
+    /**
+     * Event time ends ({@link Watermark#MAX_WATERMARK}: a bounded input read to its end, or {@code stop --drain}):
+     * forwarded, but neither fed to the expiry timers nor taken as the lateness watermark. The input has ended,
+     * not time: a savepoint taken now may be resumed, and the resumed job must find every bucket it had and judge
+     * lateness from the last watermark that came from data (see the class comment, <i>End of input</i>).
+     */
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (mark.getTimestamp() == Long.MAX_VALUE) {
+            output.emitWatermark(mark);
+            return;
+        }
+        super.processWatermark(mark);
     }
 
     @Override

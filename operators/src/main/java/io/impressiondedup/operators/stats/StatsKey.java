@@ -14,6 +14,12 @@ public record StatsKey(String topic, int partition, long hourStart, long closeTi
     public static final TypeInformation<StatsKey> TYPE_INFO =
             new ExplicitTypeInfo<>(StatsKey.class, StatsSerializers.StatsKeySerializer.INSTANCE);
 
+    /**
+     * The close time of a partial whose row is not chosen yet: a router dead letter's, chosen by the {@link
+     * StatsCombiner} at its own watermark. Never a row's close time: every row closes after some watermark.
+     */
+    public static final long UNASSIGNED = Long.MIN_VALUE;
+
     /** The (topic, partition, hour) the row belongs to, as the combiner's key: this key with close time 0. */
     public StatsKey hourKey() {
         return closeTime == 0 ? this : new StatsKey(topic, partition, hourStart, 0);

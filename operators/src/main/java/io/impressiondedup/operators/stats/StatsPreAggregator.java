@@ -106,11 +106,18 @@ public final class StatsPreAggregator<T> extends AbstractStreamOperator<StatsPar
         classifier.count(record, counts);
     }
 
-    /** Emits the rows the watermark closes, then forwards it: the order the combiner relies on. */
+    /**
+     * Emits the rows the watermark closes, then forwards it: the order the combiner relies on. The end of event
+     * time ({@code Long.MAX_VALUE}: a bounded input read to its end, {@code stop --drain}) emits every pending row
+     * but is not kept as this subtask's watermark: a savepoint taken after it resumes from the watermark the data
+     * had reached, and the combiner moves what it already wrote to amendments ({@link StatsCombiner}).
+     */
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         emitClosedRows(mark.getTimestamp());
-        watermark = Math.max(watermark, mark.getTimestamp());
+        if (mark.getTimestamp() != Long.MAX_VALUE) {
+            watermark = Math.max(watermark, mark.getTimestamp());
+        }
         super.processWatermark(mark);
     }
 

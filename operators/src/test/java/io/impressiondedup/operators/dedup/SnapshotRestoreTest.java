@@ -82,6 +82,34 @@ class SnapshotRestoreTest {
         assertThat(sorted(emitted)).isEqualTo(uninterrupted(backend));
     }
 
+    /**
+     * {@code stop --drain} and the end of a bounded input send the end-of-time watermark before the final
+     * snapshot. Resumed, that snapshot must decide exactly as a plain one: no bucket expired by it (the copies in
+     * the second half would pass), no record judged late against it (they would all be dead-lettered).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aSnapshotTakenAfterTheEndOfEventTimeResumesExactlyLikeAPlainOne(Backend backend) throws Exception {
+        List<String> emitted = new ArrayList<>();
+        List<String> late = new ArrayList<>();
+        OperatorSubtaskState state;
+        try (DedupHarness before = DedupHarness.open(DedupOperatorTest.defaults(), backend)) {
+            feed(List.of(before), 1, BEFORE);
+            before.watermark(Long.MAX_VALUE);
+            assertThat(before.counter("buckets-expired")).as("buckets expired by the end of event time").isZero();
+            state = before.snapshot(1);
+            emitted.addAll(before.emittedRequestIdsWithTime());
+        }
+        try (DedupHarness after = DedupHarness.open(DedupOperatorTest.defaults(), backend, 1, 0, state)) {
+            feed(List.of(after), 1, AFTER);
+            emitted.addAll(after.emittedRequestIdsWithTime());
+            after.late().forEach(letter -> late.add(letter.error()));
+        }
+
+        assertThat(late).as("records dead-lettered as late after the resume").isEmpty();
+        assertThat(sorted(emitted)).isEqualTo(uninterrupted(backend));
+    }
+
     static Stream<Arguments> rescalings() {
         return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of(b, 3), Arguments.of(b, 1)));
     }

@@ -147,4 +147,67 @@ class StatsCombinerTest {
             assertThat(takeRows(c)).containsExactly(new StatsRow(complete.closingAt(T0 + 2 * HOUR), counts(1, 0, 0), false));
         }
     }
+
+    /**
+     * {@code stop --drain}: the end of event time writes every pending row, the complete row of T0 among them;
+     * the savepoint is resumed and a record of T0 arrives, behind the watermark the data had reached (so the
+     * resumed pre-aggregator picks T0's complete row again). It must become an amendment, not a second complete row.
+     */
+    @Test
+    void afterTheEndOfEventTimeEveryRowIsWrittenOnceAndAResumedRecordOfItsHourBecomesAnAmendment() throws Exception {
+        OperatorSubtaskState preState;
+        OperatorSubtaskState combinerState;
+        List<StatsRow> rows = new java.util.ArrayList<>();
+        try (OneInputStreamOperatorTestHarness<RecordOutcome, StatsPartial> p = StatsHarness.outcomes(0);
+                KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> c = StatsHarness.combiner(0)) {
+            p.open();
+            c.open();
+            p.processElement(new StreamRecord<>(outcome(0, T0 + MINUTE, StatsOutcome.UNIQUE)));
+            p.processWatermark(new Watermark(T0 + 30 * MINUTE));
+            p.processWatermark(new Watermark(Long.MAX_VALUE));
+            forward(p, c);
+            rows.addAll(takeRows(c));
+            assertThat(rows).as("rows written by the end of event time")
+                    .containsExactly(new StatsRow(new StatsKey(TOPIC, 0, T0, T0 + HOUR), counts(1, 0, 0), true));
+            preState = p.snapshot(1, 1);
+            combinerState = c.snapshot(1, 1);
+        }
+        try (OneInputStreamOperatorTestHarness<RecordOutcome, StatsPartial> p = StatsHarness.outcomes(0);
+                KeyedOneInputStreamOperatorTestHarness<StatsKey, StatsPartial, StatsRow> c = StatsHarness.combiner(0)) {
+            p.initializeState(preState);
+            c.initializeState(combinerState);
+            p.open();
+            c.open();
+            p.processElement(new StreamRecord<>(outcome(0, T0 + 2 * MINUTE, StatsOutcome.DUPLICATE)));
+            p.processWatermark(new Watermark(T0 + 40 * MINUTE));
+            p.processWatermark(new Watermark(T0 + 3 * HOUR));
+            forward(p, c);
+            rows.addAll(takeRows(c));
+        }
+
+        assertThat(rows).containsExactly(
+                new StatsRow(new StatsKey(TOPIC, 0, T0, T0 + HOUR), counts(1, 0, 0), true),
+                new StatsRow(new StatsKey(TOPIC, 0, T0, T0 + 2 * HOUR), counts(0, 1, 0), false));
+    }
+
+    /** The end of event time is not the pre-aggregator's watermark: resumed, a record of a later hour still gets that hour's complete row. */
+    @Test
+    void theEndOfEventTimeIsNotKeptAsThePreAggregatorsWatermark() throws Exception {
+        OperatorSubtaskState preState;
+        try (OneInputStreamOperatorTestHarness<RecordOutcome, StatsPartial> p = StatsHarness.outcomes(0)) {
+            p.open();
+            p.processWatermark(new Watermark(T0 + 30 * MINUTE));
+            p.processWatermark(new Watermark(Long.MAX_VALUE));
+            preState = p.snapshot(1, 1);
+        }
+        try (OneInputStreamOperatorTestHarness<RecordOutcome, StatsPartial> p = StatsHarness.outcomes(0)) {
+            p.initializeState(preState);
+            p.open();
+            p.processElement(new StreamRecord<>(outcome(0, T0 + HOUR + MINUTE, StatsOutcome.UNIQUE)));
+            p.processWatermark(new Watermark(T0 + 2 * HOUR));
+
+            assertThat(StatsHarness.takePartials(p)).containsExactly(
+                    new StatsPartial(new StatsKey(TOPIC, 0, T0 + HOUR, T0 + 2 * HOUR), counts(1, 0, 0)));
+        }
+    }
 }
