@@ -136,6 +136,9 @@ class InspectIT {
         assertThat(maxLayers).as("some filter over its planned capacity grew a layer").isGreaterThan(1);
         long watermark = statistics.get("facts").get("latenessWatermark").asLong();
         assertThat(statistics.get("facts").get("dedupKey").asText()).as("the key the job recorded").isEqualTo("/requestId;/adId");
+        assertThat(statistics.get("facts").get("timeOptions").asText()).as("the time options the job recorded")
+                .isEqualTo(io.impressiondedup.state.time.TimeBuckets.defaults().description().replace("zone=Z", "zone=UTC"));
+        assertThat(statistics.get("facts").get("heldSince").isNumber()).as("the oldest bucket held, recorded").isTrue();
 
         Decisions decisions = decisionsOf(output, deadLetters);
         List<Expected> sample = sample(decisions, watermark);

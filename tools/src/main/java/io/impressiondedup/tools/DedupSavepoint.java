@@ -46,8 +46,17 @@ public final class DedupSavepoint {
      * @param latenessWatermark the highest lateness watermark of the subtasks, or {@code null} if none was saved
      * @param dedupKey the dedup key the state was written under ({@code DedupSettings#dedupKey()}), or {@code null} if
      *     none was recorded (state written before keys were recorded, or by {@code bootstrap --from-file})
+     * @param timeOptions the time options the state was written under ({@code TimeBuckets#description()}), or {@code null}
+     *     if none were recorded (state written before they were, or by the state tools)
+     * @param heldSince the start of the oldest bucket the state holds ({@code TimeBuckets} rule 7), or {@code null}
      */
-    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey,
+            String timeOptions, Long heldSince) {
+
+        /** Facts of state that records no time options. */
+        public Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+            this(shards, maxParallelism, fingerprintCheck, latenessWatermark, dedupKey, null, null);
+        }
 
         public ShardKeys shardKeys() {
             return new ShardKeys(shards, maxParallelism);
@@ -59,23 +68,29 @@ public final class DedupSavepoint {
         int maxParallelism = maxParallelismOf(path);
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
         SavepointReader reader = SavepointReader.read(env, path, backend);
-        // The four union lists in one local job (each job costs seconds to start), each value as text tagged with its state.
+        // The union lists in one local job (each job costs seconds to start), each value as text tagged with its state.
         DataStream<Tuple2<String, String>> all = tagged(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT),
                         DedupStateLayout.SHARD_COUNT)
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG),
                         DedupStateLayout.FINGERPRINT_CHECK))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG),
                         DedupStateLayout.LATENESS_WATERMARK))
-                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY));
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.TIME_OPTIONS, Types.STRING), DedupStateLayout.TIME_OPTIONS))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.HELD_SINCE, Types.LONG), DedupStateLayout.HELD_SINCE));
         List<Long> shardCounts = new ArrayList<>();
         List<Long> checks = new ArrayList<>();
         List<Long> watermarks = new ArrayList<>();
         List<String> keys = new ArrayList<>();
+        List<String> timeOptions = new ArrayList<>();
+        List<Long> heldSince = new ArrayList<>();
         for (Tuple2<String, String> value : collect(all)) {
             switch (value.f0) {
                 case DedupStateLayout.SHARD_COUNT -> shardCounts.add(Long.parseLong(value.f1));
                 case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(Long.parseLong(value.f1));
                 case DedupStateLayout.DEDUP_KEY -> keys.add(value.f1);
+                case DedupStateLayout.TIME_OPTIONS -> timeOptions.add(value.f1);
+                case DedupStateLayout.HELD_SINCE -> heldSince.add(Long.parseLong(value.f1));
                 default -> watermarks.add(Long.parseLong(value.f1));
             }
         }
@@ -91,7 +106,8 @@ public final class DedupSavepoint {
         }
         Long watermark = watermarks.stream().max(Long::compare).orElse(null);
         return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark,
-                keys.isEmpty() ? null : keys.get(0)));
+                keys.isEmpty() ? null : keys.get(0), timeOptions.isEmpty() ? null : timeOptions.get(0),
+                heldSince.stream().max(Long::compare).orElse(null)));
     }
 
     private static <T> DataStream<Tuple2<String, String>> tagged(DataStream<T> values, String state) {

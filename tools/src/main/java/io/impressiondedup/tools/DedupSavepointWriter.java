@@ -38,4 +38,11 @@ public final class DedupSavepointWriter {
         return transformation(entries, shardKeys, entry -> entry.shard,
                 new ShardEntryWriter(shardKeys.shards(), fingerprintCheck, latenessWatermark, dedupKey));
     }
+
+    /** {@link ShardEntry}s written back as they are, with every fact {@code facts} holds but the shard count (that of {@code shardKeys}). */
+    public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts) {
+        ShardEntryWriter writer = new ShardEntryWriter(shardKeys.shards(), facts.fingerprintCheck(), facts.latenessWatermark(), facts.dedupKey());
+        writer.withTimeOptions(facts.timeOptions(), facts.heldSince());
+        return transformation(entries, shardKeys, entry -> entry.shard, writer);
+    }
 }

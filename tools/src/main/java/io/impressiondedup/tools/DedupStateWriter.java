@@ -29,6 +29,8 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     private final Long fingerprintCheck;
     private final Long latenessWatermark;
     private final String dedupKey;
+    private String timeOptions;
+    private Long heldSince;
 
     protected transient ValueState<BucketFilters> directory;
     protected transient MapState<Long, PageGroup> pages;
@@ -45,6 +47,15 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
         this.fingerprintCheck = fingerprintCheck;
         this.latenessWatermark = latenessWatermark;
         this.dedupKey = dedupKey;
+    }
+
+    /**
+     * Writes the time options ({@code TimeBuckets#description()}) and the start of the oldest bucket held too; {@code null}
+     * writes none (the restored job takes the state as written under its own options).
+     */
+    void withTimeOptions(String timeOptions, Long heldSince) {
+        this.timeOptions = timeOptions;
+        this.heldSince = heldSince;
     }
 
     @Override
@@ -65,6 +76,12 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
         }
         if (dedupKey != null) {
             context.getOperatorStateStore().getUnionListState(DedupStateLayout.dedupKey()).update(List.of(dedupKey));
+        }
+        if (timeOptions != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions()).update(List.of(timeOptions));
+        }
+        if (heldSince != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.heldSince()).update(List.of(heldSince));
         }
     }
 

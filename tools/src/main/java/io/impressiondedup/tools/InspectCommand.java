@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ConfigOption;
@@ -38,8 +40,9 @@ import org.apache.flink.util.CloseableIterator;
  * only verdicts come back, never pages.
  *
  * <p>The job's time options ({@code --bucket-size}, {@code --retention}, {@code --allowed-lateness}, {@code
- * --zone}) must be those the job ran with if they are not the defaults: the savepoint holds bucket ids, not
- * their length.
+ * --zone}) are read from the savepoint where the job recorded them; one given that differs from the recorded one
+ * fails, naming it. State that records none (written before they were recorded, or by the state tools) is read
+ * under the options given, or the defaults.
  */
 final class InspectCommand {
 
@@ -67,7 +70,7 @@ final class InspectCommand {
         StateBackend backend = ToolOptions.backendOf(request.options.get(DedupJobOptions.STATE_BACKEND));
         DedupSavepoint savepoint = DedupSavepoint.open(request.savepoint, backend);
         checkSecret(savepoint.facts(), request.secret);
-        InspectReport report = inspect(savepoint, backend, request);
+        InspectReport report = inspect(savepoint, backend, request.withBuckets(recordedTimeOptions(savepoint.facts(), request)));
         out.print(request.options.get(InspectOptions.JSON) ? report.json() : report.table());
         return 0;
     }
@@ -102,6 +105,10 @@ final class InspectCommand {
 
         boolean queries() {
             return rows != null;
+        }
+
+        Request withBuckets(TimeBuckets recorded) {
+            return new Request(options, savepoint, recorded, secret, rows);
         }
 
         private static List<QueryFile.Row> rows(Configuration options) {
@@ -167,10 +174,32 @@ final class InspectCommand {
                 + FingerprintSecret.describeCheckValue(given) + "): give the file the job ran with.");
     }
 
+    /** The time options the state records, or those given (or the defaults) if it records none; one given that differs fails. */
+    static TimeBuckets recordedTimeOptions(DedupSavepoint.Facts facts, Request request) {
+        if (facts.timeOptions() == null) {
+            return request.buckets;
+        }
+        TimeBuckets recorded = TimeBuckets.fromDescription(facts.timeOptions());
+        Map<ConfigOption<?>, Object[]> given = new LinkedHashMap<>();
+        given.put(DedupJobOptions.BUCKET_SIZE, new Object[] {recorded.bucketSize(), request.buckets.bucketSize()});
+        given.put(DedupJobOptions.RETENTION, new Object[] {recorded.retention(), request.buckets.retention()});
+        given.put(DedupJobOptions.ALLOWED_LATENESS, new Object[] {recorded.allowedLateness(), request.buckets.allowedLateness()});
+        given.put(DedupJobOptions.ZONE, new Object[] {recorded.zone().normalized(), request.buckets.zone().normalized()});
+        for (Map.Entry<ConfigOption<?>, Object[]> option : given.entrySet()) {
+            if (request.options.contains(option.getKey()) && !option.getValue()[0].equals(option.getValue()[1])) {
+                throw new InvalidOptionException("--" + option.getKey().key() + " " + option.getValue()[1] + " differs from the "
+                        + option.getValue()[0] + " the savepoint's state was written under (" + facts.timeOptions()
+                        + "): leave it out, the savepoint records it.");
+            }
+        }
+        return recorded;
+    }
+
     private static InspectReport inspect(DedupSavepoint savepoint, StateBackend backend, Request request) throws Exception {
         DedupSavepoint.Facts facts = savepoint.facts();
         long watermark = facts.latenessWatermark() == null ? Long.MIN_VALUE : facts.latenessWatermark();
-        QueryDecision decision = new QueryDecision(request.buckets, watermark);
+        long heldSince = facts.heldSince() != null ? facts.heldSince() : request.buckets.heldSince(watermark, Long.MIN_VALUE);
+        QueryDecision decision = new QueryDecision(request.buckets, watermark, heldSince);
         List<Query> queries = new ArrayList<>();
         ShardInspector inspector;
         if (request.queries()) {

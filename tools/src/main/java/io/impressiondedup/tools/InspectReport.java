@@ -116,8 +116,12 @@ final class InspectReport {
         sb.append(String.format(Locale.ROOT, "Shards %d, max parallelism %d, fingerprint secret %s, lateness watermark %s, dedup key %s%n",
                 facts.shards(), facts.maxParallelism(), secret(), watermark(),
                 facts.dedupKey() == null ? "not recorded (accepted under any key)" : facts.dedupKey()));
-        sb.append(String.format(Locale.ROOT, "Time buckets %s, retention %s, allowed lateness %s, zone %s%n",
-                buckets.bucketSize(), buckets.retention(), buckets.allowedLateness(), buckets.zone()));
+        sb.append(String.format(Locale.ROOT, "Time buckets %s, retention %s, allowed lateness %s, zone %s (%s)%n",
+                buckets.bucketSize(), buckets.retention(), buckets.allowedLateness(), buckets.zone(),
+                facts.timeOptions() == null ? "not recorded in the savepoint: as given, or the defaults" : "recorded in the savepoint"));
+        if (facts.heldSince() != null) {
+            sb.append(String.format(Locale.ROOT, "Oldest bucket held since %s%n", java.time.Instant.ofEpochMilli(facts.heldSince())));
+        }
         sb.append(String.format(Locale.ROOT, "Job-wide (the gauges at this checkpoint, over all subtasks): live shard-buckets %d,"
                         + " bloom bytes %,d, max fill ratio %.4f, worst-shard estimated FPP %.6g%n",
                 totals.liveBuckets(), totals.bloomBytes(), totals.maxFillRatio(), totals.worstShardEstimatedFpp()));
@@ -175,6 +179,16 @@ final class InspectReport {
                 json.writeNullField("dedupKey");
             } else {
                 json.writeStringField("dedupKey", facts.dedupKey());
+            }
+            if (facts.timeOptions() == null) {
+                json.writeNullField("timeOptions");
+            } else {
+                json.writeStringField("timeOptions", facts.timeOptions());
+            }
+            if (facts.heldSince() == null) {
+                json.writeNullField("heldSince");
+            } else {
+                json.writeNumberField("heldSince", facts.heldSince());
             }
             if (facts.latenessWatermark() == null) {
                 json.writeNullField("latenessWatermark");

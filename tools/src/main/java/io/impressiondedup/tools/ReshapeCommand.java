@@ -119,9 +119,7 @@ final class ReshapeCommand {
         ShardKeys keys = new ShardKeys(shards, savepoint.facts().maxParallelism());
         SavepointWriter.fromExistingSavepoint(env, savepoint.path(), backend)
                 .removeOperator(DedupSavepoint.OPERATOR)
-                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(children, keys,
-                        savepoint.facts().fingerprintCheck(), savepoint.facts().latenessWatermark(),
-                        savepoint.facts().dedupKey()))
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(children, keys, savepoint.facts()))
                 .write(output);
         JobExecutionResult result = env.execute("dedup-tools reshape " + savepoint.facts().shards() + " -> " + shards + " shards");
         Long written = result.getAccumulatorResult(ChildShards.BYTES_WRITTEN);

@@ -105,6 +105,11 @@ import org.slf4j.LoggerFactory;
  * share a shard) grows one filter to 16 layers, 65,535x its plan. Each capped insert is counted
  * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning.
  *
+ * <p><b>Time options</b> (bucket size, zone, retention, allowed lateness) are kept in operator state with the
+ * start of the oldest bucket held ({@link TimeBuckets} rule 7): a restore under another bucket size or zone fails
+ * naming the option; a longer retention or lateness takes effect without letting a copy of a dropped bucket's
+ * impression pass ({@link TimeOptionsCheck}).
+ *
  * <p><b>Fingerprint secret.</b> The source may key request-id digests with a secret ({@link
  * FingerprintSecret}); this operator never sees it, only its check value ({@link
  * DedupSettings#fingerprintCheck()}), which it keeps in operator state like the shard count: a restore
@@ -169,6 +174,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient ListState<Long> fingerprintCheckState;
     private transient ListState<Long> watermarkState;
     private transient long restoredWatermark;
+    /** The start of the oldest bucket the restored state holds ({@link TimeBuckets} rule 7), or {@code Long.MIN_VALUE}. */
+    private transient long restoredHeldSince;
+    private transient ListState<Long> heldSinceState;
     private transient long safetyTtlMillis;
     private transient ShardKeys shardKeys;
     /** Per shard (index = shard number, not Flink key): the bucket directory, cached on the heap. */
@@ -229,18 +237,39 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         for (Long watermark : watermarkState.get()) {
             restoredWatermark = Math.max(restoredWatermark, watermark);
         }
+
+        ListState<String> timeOptionsState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions());
+        if (context.isRestored()) {
+            TimeOptionsCheck.verify(timeOptionsState.get(), buckets);
+        }
+        timeOptionsState.update(java.util.List.of(buckets.description()));
+        heldSinceState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.heldSince());
+        restoredHeldSince = Long.MIN_VALUE;
+        boolean heldSinceRecorded = false;
+        for (Long held : heldSinceState.get()) {
+            restoredHeldSince = Math.max(restoredHeldSince, held);
+            heldSinceRecorded = true;
+        }
+        if (!heldSinceRecorded) {
+            // State from before it was recorded: written under these options (TimeOptionsCheck), so what they held then.
+            restoredHeldSince = buckets.heldSince(restoredWatermark, Long.MIN_VALUE);
+        }
+
         if (settings.resetLatenessWatermark() && restoredWatermark != Long.MIN_VALUE) {
             LOG.warn("Ignoring the restored lateness watermark {} (--reset-lateness-watermark): lateness is judged by this"
                     + " run's watermark only. Copies of impressions in buckets already dropped can pass as new.",
                     Instant.ofEpochMilli(restoredWatermark));
             restoredWatermark = Long.MIN_VALUE;
+            restoredHeldSince = Long.MIN_VALUE;
         }
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        watermarkState.update(java.util.List.of(latenessWatermark()));
+        long watermark = latenessWatermark();
+        watermarkState.update(java.util.List.of(watermark));
+        heldSinceState.update(java.util.List.of(buckets.heldSince(watermark, restoredHeldSince)));
     }
 
     /** The watermark lateness is judged against (see the class comment). */
@@ -317,7 +346,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.recordsIn.inc();
         long eventTime = impression.eventTime();
         long watermark = latenessWatermark();
-        boolean late = buckets.isLate(eventTime, watermark);
+        boolean late = buckets.isLate(eventTime, watermark, restoredHeldSince);
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
         BucketFilters directory = directories.get(shard);

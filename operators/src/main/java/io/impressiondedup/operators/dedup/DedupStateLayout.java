@@ -32,7 +32,10 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  * {@value #SHARD_COUNT} (a restore with another count fails), {@value #FINGERPRINT_CHECK} (the check
  * value of the fingerprint secret, absent in state of the first release), {@value #DEDUP_KEY} (the
  * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state written before it and by
- * {@code bootstrap --from-file}) and {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest).
+ * {@code bootstrap --from-file}), {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest),
+ * {@value #TIME_OPTIONS} (the time options, {@code TimeBuckets#description()}) and {@value #HELD_SINCE} (the start of the
+ * oldest bucket the state holds, {@code TimeBuckets} rule 7); the last two are absent in state written before they were
+ * recorded, which is then taken as written under the options the job runs with.
  *
  * <p>These names and serializers are in every savepoint: never rename them.
  */
@@ -52,6 +55,10 @@ public final class DedupStateLayout {
     public static final String DEDUP_KEY = "dedup-key";
     /** Operator union state: the lateness watermark of each subtask. */
     public static final String LATENESS_WATERMARK = "lateness-watermark";
+    /** Operator union state: the time options the state was written under. */
+    public static final String TIME_OPTIONS = "time-options";
+    /** Operator union state: the start of the oldest bucket the state holds (epoch millis). */
+    public static final String HELD_SINCE = "held-since";
 
     private DedupStateLayout() {}
 
@@ -77,5 +84,13 @@ public final class DedupStateLayout {
 
     public static ListStateDescriptor<Long> latenessWatermark() {
         return new ListStateDescriptor<>(LATENESS_WATERMARK, LongSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<String> timeOptions() {
+        return new ListStateDescriptor<>(TIME_OPTIONS, StringSerializer.INSTANCE);
+    }
+
+    public static ListStateDescriptor<Long> heldSince() {
+        return new ListStateDescriptor<>(HELD_SINCE, LongSerializer.INSTANCE);
     }
 }

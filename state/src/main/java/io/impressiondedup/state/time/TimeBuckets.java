@@ -55,6 +55,16 @@ import java.util.Objects;
  * later copies will look: in {@link #lateInsertBucket} = {@code max(bucketOf(t), oldestLiveBucket(W))}
  * if that lies within the record's own range {@code <= bucketOf(t + R)}, else nowhere (then no live
  * bucket can ever be checked by a copy with the same timestamp, and such copies are late misses too).
+ *
+ * <p><b>7. What the state holds.</b> State records the time options it was written under ({@link
+ * #description()}) and {@code H}, the start of the oldest bucket it still holds ({@link #heldSince}: {@code
+ * startOf(oldestLiveBucket(W))} under the options in force, never lower than the {@code H} it was restored with).
+ * A record also counts as late when a bucket it must be checked against may be gone: {@code t - R < H} ({@link
+ * #isLate(long, long, long)}). Under unchanged options this adds nothing ({@code t >= W - L} gives {@code t - R >=
+ * W - L - R >= H}). After a restore with a longer retention or allowed lateness it is what keeps rule 2: the
+ * buckets the old options dropped are gone, so a record whose range reaches back before {@code H} is only checked
+ * against the live buckets (rule 5) until the watermark has moved far enough for the new options to hold every
+ * bucket they need. Bucket size and zone cannot change on a restore: they define what a bucket id means.
  */
 public final class TimeBuckets implements Serializable {
 
@@ -213,6 +223,45 @@ public final class TimeBuckets implements Serializable {
     /** Whether a record at {@code eventTimeMillis} is more than the allowed lateness behind {@code watermark} (rule 3). */
     public boolean isLate(long eventTimeMillis, long watermark) {
         return eventTimeMillis < saturatedSubtract(watermark, allowedLatenessMillis);
+    }
+
+    /**
+     * Rule 3 and rule 7: late when more than the allowed lateness behind {@code watermark}, or when its oldest
+     * possible copy ({@code t - R}) is older than {@code heldSince}, the start of the oldest bucket the state holds.
+     */
+    public boolean isLate(long eventTimeMillis, long watermark, long heldSince) {
+        return isLate(eventTimeMillis, watermark) || saturatedSubtract(eventTimeMillis, retentionMillis) < heldSince;
+    }
+
+    /**
+     * Rule 7: the start of the oldest bucket state holds at {@code watermark} under these options, and never lower
+     * than {@code restoredHeldSince} ({@link Long#MIN_VALUE} for none); {@link Long#MIN_VALUE} before any watermark.
+     */
+    public long heldSince(long watermark, long restoredHeldSince) {
+        long held = watermark == Long.MIN_VALUE ? Long.MIN_VALUE : startOf(oldestLiveBucket(watermark));
+        return Math.max(held, restoredHeldSince);
+    }
+
+    /**
+     * The time options as state records them, e.g. {@code bucket-size=PT24H;zone=UTC;retention=PT48H;allowed-lateness=PT24H}.
+     * This text is in savepoints: never change its form; {@link #fromDescription} reads it.
+     */
+    public String description() {
+        return "bucket-size=" + bucketSize() + ";zone=" + zone.getId() + ";retention=" + retention() + ";allowed-lateness=" + allowedLateness();
+    }
+
+    /** The time options of a {@link #description()}. */
+    public static TimeBuckets fromDescription(String description) {
+        java.util.Map<String, String> fields = new java.util.HashMap<>();
+        for (String field : description.split(";")) {
+            int eq = field.indexOf('=');
+            checkArgument(eq > 0, "not a time-options description: %s", description);
+            fields.put(field.substring(0, eq), field.substring(eq + 1));
+        }
+        checkArgument(fields.keySet().equals(java.util.Set.of("bucket-size", "zone", "retention", "allowed-lateness")),
+                "not a time-options description: %s", description);
+        return new TimeBuckets(Duration.parse(fields.get("bucket-size")), Duration.parse(fields.get("retention")),
+                Duration.parse(fields.get("allowed-lateness")), ZoneId.of(fields.get("zone")));
     }
 
     /**
