@@ -7,8 +7,9 @@
 #       --allow-non-restored-state skips savepoint state of operators the job no longer has (the
 #       stats operators of a savepoint taken with --stats-topic, restored without it)
 #   deploy/local/job.sh stop-with-savepoint JOB_ID [--drain]
-#       prints the savepoint's path; --drain ends event time first (every open hour's stats row is
-#       written, every bucket expires): for a job that will not be resumed
+#       prints the savepoint's path; --drain ends event time first (every pending stats row is
+#       written); the savepoint resumes like a plain one (no bucket expires, lateness is judged from
+#       the last watermark of the data, rows already written get amendments)
 #   deploy/local/job.sh status JOB_ID                  prints the job's state (RUNNING, FINISHED, ...)
 #   deploy/local/job.sh wait-running JOB_ID            waits until every task of the job runs
 #   deploy/local/job.sh cancel JOB_ID
