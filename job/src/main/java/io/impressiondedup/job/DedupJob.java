@@ -8,6 +8,7 @@ import io.impressiondedup.job.config.StateBackendType;
 import io.impressiondedup.job.io.ImpressionWatermarks;
 import io.impressiondedup.job.io.KafkaChecks;
 import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.job.io.ResumableBoundedKafkaSource;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.operators.dedup.ShardKeySelector;
 import io.impressiondedup.operators.model.DeadLetter;
@@ -134,9 +135,12 @@ public final class DedupJob {
         return conf;
     }
 
-    /** Parsed records from the Kafka input topic, with event time and per-partition watermarks. */
+    /**
+     * Parsed records from the Kafka input topic, with event time and per-partition watermarks. A bounded
+     * run finishes also when resumed from a savepoint ({@link ResumableBoundedKafkaSource}).
+     */
     public static ImpressionSource kafkaSource(DedupJobConfig config) {
-        return env -> env.fromSource(KafkaConnectors.source(config),
+        return env -> env.fromSource(ResumableBoundedKafkaSource.of(KafkaConnectors.source(config)),
                         ImpressionWatermarks.strategy(config.maxOutOfOrderness(), config.idleness()),
                         KafkaConnectors.SOURCE_NAME, ParsedRecord.TYPE_INFO)
                 .uid(KafkaConnectors.SOURCE_UID);
