@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -122,9 +124,31 @@ class DifferentialDedupTest {
             if (variant.equals("over-plan")) {
                 assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).as("layers added").isGreaterThanOrEqualTo(4);
                 assertThat(h.counter(DedupMetrics.CAPPED_INSERTIONS)).as("insertions refused growth by the shard state cap").isZero();
+                assertLayersSizedAsPromised(h, settings, events);
             }
         }
         lockstep.assertAgreement(settings);
+    }
+
+    /**
+     * Every layer of the filters in state has the geometry {@link FalsePositiveBound} promises (the FPP split over the
+     * buckets, halved per layer): the count of false positives alone cannot tell a growth layer sized at twice its FPP.
+     */
+    private static void assertLayersSizedAsPromised(DedupHarness h, DedupSettings settings, List<Object> events) throws Exception {
+        h.snapshot(1); // writes the directory back to state
+        Impression any = (Impression) events.stream().filter(Impression.class::isInstance).findFirst().orElseThrow();
+        BucketFilters directory = h.storedDirectory(h.shardKeyOf(any)); // the variant's one shard
+        FalsePositiveBound promise = new FalsePositiveBound(settings.plan());
+        int growthLayers = 0;
+        for (int i = 0; i < directory.size(); i++) {
+            List<BloomLayer> layers = directory.filterAt(i).layers();
+            for (int layer = 0; layer < layers.size(); layer++) {
+                assertThat(layers.get(layer).geometry()).as("layer %s of bucket %s", layer, directory.bucketAt(i))
+                        .isEqualTo(promise.promisedLayerGeometry(layer));
+            }
+            growthLayers += layers.size() - 1;
+        }
+        assertThat(growthLayers).as("growth layers in state").isPositive();
     }
 
     static Stream<Arguments> restores() {

@@ -45,7 +45,7 @@ import java.util.TreeMap;
  * </pre>
  *
  * ({@link #limit(double, double)}: the smallest c with {@code P(S > c) <= }{@value #TAIL_PROBABILITY}). For
- * mu = 1 it is 10, for mu = 10 it is 35, for mu = 100 it is 167. A correct job exceeds the limit in one run
+ * mu = 1 it is 9, for mu = 10 it is 30, for mu = 100 it is 156. A correct job exceeds the limit in one run
  * in a million; a job whose filters answer falsely twice as often as promised exceeds it as soon as mu is
  * a few tens.
  */
@@ -81,14 +81,15 @@ public final class FalsePositiveBound {
         for (int layer = 0; left > 0; layer++) {
             long capacity = plan.capacityPerShard() << layer;
             long held = Math.min(left, capacity);
-            BloomGeometry geometry = promisedLayer(layer);
+            BloomGeometry geometry = promisedLayerGeometry(layer);
             allNegative *= 1.0 - BloomSizing.blockedFpp(geometry.numBlocks(), held, geometry.probes());
             left -= held;
         }
         return 1.0 - allNegative;
     }
 
-    private BloomGeometry promisedLayer(int layer) {
+    /** Geometry of layer {@code layer} of a bucket filter as the design promises it (class comment). */
+    public BloomGeometry promisedLayerGeometry(int layer) {
         while (promisedLayers.size() <= layer) {
             int next = promisedLayers.size();
             promisedLayers.add(BloomSizing.size(plan.capacityPerShard() << next, promisedLayerFpp(next), plan.blocksPerPage()));
