@@ -234,7 +234,7 @@ class ClusterIT {
         System.out.printf("cluster test took %.0f s%n", (System.nanoTime() - started) / 1e9);
         assertThat(report.input()).isEqualTo(RECORDS);
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
-        assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
+        assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(truthFile, jobArgs))).as(text).isEmpty();
         assertTheStatsRowsSumToTheVerifiersCounts(truthFile);
         assertAStatsSavepointRestoresWithoutStatsOnlyWhenAllowed(drained, jobArgs);
     }

@@ -20,10 +20,16 @@ import java.util.TreeSet;
  * promises four things a billing consumer relies on, and each is checked here:
  *
  * <ol>
- *   <li>every row balances: {@code input = unique + duplicates + late + deadLettered};
+ *   <li>the rows of a (topic, partition, hour) count as input every record of that hour in the input topic, no
+ *       more and no less: the sum of their {@code input} equals the records the checker counts there itself, from
+ *       the input topic and the ground truth ({@link ExpectedHourlyCounts#INPUT}). A row's own fields cannot show
+ *       this: the job computes {@code input} as {@code unique + duplicates + late + deadLettered}, so a row balances
+ *       by construction (checked still, as a check of the serialized fields) even when a record is missing from
+ *       every count;
  *   <li>each row is written once: no (key, {@code closedAtMillis}) twice, whatever restarts happened;
  *   <li>at most one {@code complete} row per (topic, partition, hour): later records go to {@code amendment} rows;
- *   <li>the rows of a (topic, partition, hour) summed equal the verifier's counts for it, for every key either side has.
+ *   <li>the rows of a (topic, partition, hour) summed equal the verifier's outcome counts for it, for every key either
+ *       side has.
  * </ol>
  *
  * Read the topics only once the job has finished or caught up and closed every hour (a bounded run, or a
@@ -108,7 +114,11 @@ public final class StatsTopicCheck {
         for (String key : allKeys) {
             long[] want = expected.getOrDefault(key, new long[COUNTS.length]);
             long[] got = summed.getOrDefault(key, new long[COUNTS.length]);
-            if (!Arrays.equals(want, got)) {
+            if (want[ExpectedHourlyCounts.INPUT] != got[ExpectedHourlyCounts.INPUT]) {
+                problems.add(String.format(Locale.ROOT, "%s: rows count %,d input records, the input topic holds %,d of that hour", key,
+                        got[ExpectedHourlyCounts.INPUT], want[ExpectedHourlyCounts.INPUT]));
+            }
+            if (!Arrays.equals(want, 1, COUNTS.length, got, 1, COUNTS.length)) {
                 problems.add(key + ": rows sum to " + describe(got) + ", the verifier counts " + describe(want));
             }
         }
@@ -133,7 +143,8 @@ public final class StatsTopicCheck {
         String head = String.format(Locale.ROOT, "%,d complete and %,d amendment rows over %,d (partition, hour) keys", completeRows,
                 amendmentRows, keys);
         if (problems.isEmpty()) {
-            return head + "; every row balances, none written twice, and their sums equal the verifier's counts per (partition, hour)";
+            return head + "; every row balances, none written twice, their input is every record of its hour, and their sums equal the"
+                    + " verifier's counts per (partition, hour)";
         }
         return head + "; " + problems.size() + " problems: " + String.join("; ", problems.subList(0, Math.min(SHOWN, problems.size())))
                 + (problems.size() > SHOWN ? "; ..." : "");
