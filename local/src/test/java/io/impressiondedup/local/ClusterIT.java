@@ -307,7 +307,7 @@ class ClusterIT {
         assertThat(report.lost()).as(text).isZero();
         assertThat(report.writtenTwice()).as(text).isZero();
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
-        assertThat(report.falsePositiveRate()).as(text).isLessThanOrEqualTo(2 * FPP);
+        assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(truthFile, jobArgs))).as(text).isEmpty();
         StatsTopicCheck check = StatsTopicCheck.run(truthFile, bootstrap, in, out, deadLetters, stats);
         System.out.println(name + " stats topic: " + check.summary());
         assertThat(check.problems()).as("broken promises of the stats rows").isEmpty();
