@@ -3,7 +3,6 @@ package io.impressiondedup.state.fingerprint;
 import static org.apache.flink.util.Preconditions.checkArgument;
 
 import java.io.IOException;
-import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,10 +40,12 @@ import java.util.Arrays;
  * first 8 bytes of SHA-256("impression-dedup fingerprint check" || 0x00 || K0), never 0, which is
  * reserved for "no secret". A restore compares it with the configured one; it reveals nothing usable
  * about a secret of 16 bytes or more. The secret itself is never logged, printed or kept in state.
+ *
+ * <p><b>Not serializable</b>, on purpose: a job graph carries {@link FingerprintSecretFile} (the path and the check
+ * value) and each task reads the secret where it opens, so the secret and its key block never reach a serialized job
+ * graph or the JobManager's HA store.
  */
-public final class FingerprintSecret implements Serializable {
-
-    private static final long serialVersionUID = 1L;
+public final class FingerprintSecret {
 
     public static final int MIN_BYTES = 16;
     public static final int MAX_BYTES = 1024;
