@@ -75,6 +75,13 @@ class DeployConfigurationTest {
         assertThat(config).as("the secrets file is read through --config").isNotNegative();
         assertThat(args.get(config + 1)).endsWith("/" + file.getKey());
         args.set(config + 1, mounted.toString());
+        int fingerprint = args.indexOf("--fingerprint-secret-file");
+        assertThat(fingerprint).as("the manifest keys the digests with a mounted secret").isNotNegative();
+        String fingerprintPath = args.get(fingerprint + 1);
+        assertThat(mountPaths()).as("mounts of the pod template the JobManager and TaskManagers share")
+                .contains(fingerprintPath.substring(0, fingerprintPath.lastIndexOf('/')));
+        Path fingerprintFile = Files.writeString(dir.resolve("fingerprint.secret"), "0123456789abcdef0123456789abcdef\n");
+        args.set(fingerprint + 1, fingerprintFile.toString());
 
         org.apache.flink.configuration.Configuration flinkConfiguration = new org.apache.flink.configuration.Configuration();
         deployment().path("spec").path("flinkConfiguration").fields()
@@ -84,6 +91,20 @@ class DeployConfigurationTest {
         // Options given only in flinkConfiguration, as dedup.<option> and as Flink's own checkpoint interval, are the job's.
         assertThat(parsed.dedupSettings().plan().capacityPerBucket()).isEqualTo(500_000_000L);
         assertThat(parsed.checkpointInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
+    }
+
+    /** The mount paths of the main container in the pod template shared by the JobManager and TaskManager pods. */
+    private static List<String> mountPaths() throws Exception {
+        JsonNode spec = deployment().path("spec");
+        assertThat(spec.path("jobManager").has("podTemplate") || spec.path("taskManager").has("podTemplate"))
+                .as("a JobManager or TaskManager pod template of its own would replace the shared one's mounts").isFalse();
+        List<String> paths = new ArrayList<>();
+        for (JsonNode container : spec.path("podTemplate").path("spec").path("containers")) {
+            for (JsonNode mount : container.path("volumeMounts")) {
+                paths.add(mount.path("mountPath").asText());
+            }
+        }
+        return paths;
     }
 
     @Test

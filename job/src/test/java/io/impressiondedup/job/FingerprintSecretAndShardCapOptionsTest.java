@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.io.ImpressionDeserializationSchema;
 import io.impressiondedup.job.io.ImpressionParser;
+import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
@@ -17,6 +20,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +40,7 @@ class FingerprintSecretAndShardCapOptionsTest {
     @Test
     void withoutTheOptionsDigestsAreUnkeyedAndTheCapIsEightTimesThePlan() {
         DedupJobConfig config = parse();
-        assertThat(config.parserSettings().fingerprintSecret()).isNull();
+        assertThat(config.parserSettings().fingerprintSecretFile()).isNull();
         assertThat(config.dedupSettings().fingerprintCheck()).isEqualTo(FingerprintSecret.NO_SECRET);
         assertThat(config.dedupSettings().plan().shardStateCap()).isEqualTo(8.0);
     }
@@ -42,7 +51,8 @@ class FingerprintSecretAndShardCapOptionsTest {
         DedupJobConfig config = parse("--fingerprint-secret-file", file.toString());
 
         FingerprintSecret secret = FingerprintSecret.read(file);
-        assertThat(config.parserSettings().fingerprintSecret()).isEqualTo(secret);
+        assertThat(config.parserSettings().fingerprintSecretFile().path()).isEqualTo(file.toString());
+        assertThat(config.parserSettings().fingerprintSecretFile().checkValue()).isEqualTo(secret.checkValue());
         assertThat(config.dedupSettings().fingerprintCheck()).isEqualTo(secret.checkValue());
 
         Impression impression = new ImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L).parse(record("{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}"))
@@ -54,6 +64,66 @@ class FingerprintSecretAndShardCapOptionsTest {
         RequestIdDigester plain = new RequestIdDigester();
         plain.digest("r-1");
         assertThat(impression.digestHigh()).isNotEqualTo(plain.high());
+    }
+
+    @Test
+    void theSerializedSourceHoldsTheSecretsPathButNeitherTheSecretNorItsKeyBlock() throws Exception {
+        Path file = Files.writeString(dir.resolve("fingerprint.secret"), SECRET + "\n");
+        DedupJobConfig config = parse("--fingerprint-secret-file", file.toString());
+        byte[] graph = InstantiationUtil.serializeObject(KafkaConnectors.source(config));
+
+        byte[] secret = SECRET.getBytes(StandardCharsets.US_ASCII); // 64 bytes: the key block is the secret xor 0x36
+        byte[] keyBlock = new byte[secret.length];
+        for (int i = 0; i < secret.length; i++) {
+            keyBlock[i] = (byte) (secret[i] ^ 0x36);
+        }
+        assertThat(contains(graph, file.toString().getBytes(StandardCharsets.UTF_8))).as("the path").isTrue();
+        for (int from = 0; from + 16 <= secret.length; from += 16) {
+            assertThat(contains(graph, Arrays.copyOfRange(secret, from, from + 16))).as("secret bytes %d..%d", from, from + 15).isFalse();
+            assertThat(contains(graph, Arrays.copyOfRange(keyBlock, from, from + 16))).as("key block bytes %d..%d", from, from + 15)
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void aTaskReadsTheSecretWhereItOpensAndFailsNamingTheOptionIfTheFileIsMissingOrAnother() throws Exception {
+        Path file = Files.writeString(dir.resolve("fingerprint.secret"), SECRET + "\n");
+        DedupJobConfig config = parse("--fingerprint-secret-file", file.toString());
+        byte[] shipped = InstantiationUtil.serializeObject(new ImpressionDeserializationSchema(config.parserSettings()));
+        ClassLoader loader = getClass().getClassLoader();
+
+        ImpressionDeserializationSchema task = InstantiationUtil.deserializeObject(shipped, loader);
+        task.open(null);
+        List<ParsedRecord> out = new ArrayList<>();
+        task.deserialize(new ConsumerRecord<>("in", 0, 0L, null,
+                "{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}".getBytes(StandardCharsets.UTF_8)), new ListCollector<>(out));
+        RequestIdDigester keyed = new RequestIdDigester(FingerprintSecret.read(file));
+        keyed.digest("r-1");
+        assertThat(out.get(0).impression().digestHigh()).isEqualTo(keyed.high());
+
+        Files.writeString(file, SECRET.replace('3', '4') + "\n");
+        ImpressionDeserializationSchema otherFile = InstantiationUtil.deserializeObject(shipped, loader);
+        assertThatThrownBy(() -> otherFile.open(null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("--fingerprint-secret-file " + file + " on this machine holds another secret")
+                .hasMessageNotContaining(SECRET.substring(0, 16));
+        Files.delete(file);
+        ImpressionDeserializationSchema noFile = InstantiationUtil.deserializeObject(shipped, loader);
+        assertThatThrownBy(() -> noFile.open(null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Cannot read --fingerprint-secret-file " + file + " on this machine")
+                .hasMessageContaining("NoSuchFileException");
+    }
+
+    private static boolean contains(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int k = 0; k < needle.length; k++) {
+                if (haystack[i + k] != needle[k]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -178,7 +179,7 @@ final class BootstrapCommand {
         final DedupPlan plan;
         final int maxParallelism;
         final io.impressiondedup.job.config.StateBackendType stateBackend;
-        final FingerprintSecret secret;
+        final FingerprintSecretFile secret;
         final long fingerprintCheck;
         /** The key a topic's records are read under; {@code null} for a file, whose rows carry no field names. */
         final String dedupKey;
@@ -231,8 +232,8 @@ final class BootstrapCommand {
             plan = DedupJobConfig.plan(options);
             maxParallelism = options.get(MAX_PARALLELISM);
             stateBackend = options.get(STATE_BACKEND);
-            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
-            fingerprintCheck = FingerprintSecret.checkValueOf(secret);
+            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecretFile).orElse(null);
+            fingerprintCheck = secret == null ? FingerprintSecret.NO_SECRET : secret.checkValue();
             dedupKey = topic == null ? null : DedupJobConfig.parserSettings(options, secret).keyDescription();
             asOf = options.getOptional(BootstrapOptions.AS_OF).map(Settings::asOf).orElse(null);
         }

@@ -1,6 +1,6 @@
 package io.impressiondedup.tools;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import java.time.Instant;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -11,12 +11,13 @@ final class HistoryFileRows extends HistoryToImpressions<NumberedLine> {
 
     private static final long serialVersionUID = 1L;
 
-    private final FingerprintSecret secret;
+    /** Read where the function opens: the job graph holds the file's path, never the secret. */
+    private final FingerprintSecretFile secret;
     private final Instant minEventTime;
     private transient HistoryRowParser parser;
     private transient RequestIdDigester digester;
 
-    HistoryFileRows(int shards, HistoryHorizon horizon, FingerprintSecret secret, Instant minEventTime) {
+    HistoryFileRows(int shards, HistoryHorizon horizon, FingerprintSecretFile secret, Instant minEventTime) {
         super(shards, horizon);
         this.secret = secret;
         this.minEventTime = minEventTime;
@@ -26,7 +27,7 @@ final class HistoryFileRows extends HistoryToImpressions<NumberedLine> {
     public void open(OpenContext openContext) throws Exception {
         super.open(openContext);
         parser = new HistoryRowParser(minEventTime);
-        digester = new RequestIdDigester(secret);
+        digester = new RequestIdDigester(secret == null ? null : secret.read());
     }
 
     @Override

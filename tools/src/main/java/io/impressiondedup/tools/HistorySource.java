@@ -3,7 +3,7 @@ package io.impressiondedup.tools;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.ImpressionDeserializationSchema;
 import io.impressiondedup.operators.model.ParsedRecord;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class HistorySource {
 
     private final String file;
-    private final FingerprintSecret secret;
+    private final FingerprintSecretFile secret;
     private final Instant minEventTime;
     private final String topic;
     private final String bootstrapServers;
@@ -39,7 +39,7 @@ final class HistorySource {
     private final int maxHeaders;
     private final Map<TopicPartition, Long> endOffsets;
 
-    private HistorySource(String file, FingerprintSecret secret, Instant minEventTime, String topic, String bootstrapServers,
+    private HistorySource(String file, FingerprintSecretFile secret, Instant minEventTime, String topic, String bootstrapServers,
             Map<String, String> kafkaProperties, ParserSettings parserSettings, int maxHeaders, Map<TopicPartition, Long> endOffsets) {
         this.file = file;
         this.secret = secret;
@@ -52,7 +52,7 @@ final class HistorySource {
         this.endOffsets = endOffsets;
     }
 
-    static HistorySource ofFile(String file, FingerprintSecret secret, Instant minEventTime) {
+    static HistorySource ofFile(String file, FingerprintSecretFile secret, Instant minEventTime) {
         return new HistorySource(file, secret, minEventTime, null, null, null, null, 0, null);
     }
 

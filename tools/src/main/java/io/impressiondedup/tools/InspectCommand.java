@@ -156,8 +156,8 @@ final class InspectCommand {
     static void checkSecret(DedupSavepoint.Facts facts, FingerprintSecret secret) {
         long written = facts.fingerprintCheck() == null ? FingerprintSecret.NO_SECRET : facts.fingerprintCheck();
         long given = FingerprintSecret.checkValueOf(secret);
-        if (written == given) {
-            return;
+        if (written == given || (secret != null && secret.wroteCheckValue(written))) {
+            return; // the secret's check value, or its legacy one in state written before check values were slow
         }
         String option = "--" + DedupJobOptions.FINGERPRINT_SECRET_FILE.key();
         if (written == FingerprintSecret.NO_SECRET) {

@@ -146,6 +146,13 @@ class InspectCommandTest {
         Run missing = inspect(query.toArray(String[]::new));
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err()).contains("written with a fingerprint secret", "--fingerprint-secret-file");
+
+        // State written before check values were slow holds the secret's legacy check value: the same secret still opens it.
+        String legacy = state.write(Files.createDirectory(dir.resolve("legacy")), 8, secret.legacyCheckValue(), t);
+        List<String> legacyQuery = new java.util.ArrayList<>(query);
+        legacyQuery.set(1, legacy);
+        assertThat(inspect(with(legacyQuery, "--fingerprint-secret-file", secretFile.toString())).verdicts()).containsExactly("DUPLICATE " + D);
+        assertThat(inspect(with(legacyQuery, "--fingerprint-secret-file", otherFile.toString())).err()).contains("another fingerprint secret");
     }
 
     private static String[] with(List<String> args, String... more) {

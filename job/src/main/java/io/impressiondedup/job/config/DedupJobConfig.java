@@ -5,6 +5,7 @@ import static io.impressiondedup.job.config.DedupJobOptions.*;
 import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.Serializable;
@@ -89,13 +90,13 @@ public final class DedupJobConfig implements Serializable {
         parallelism = options.get(PARALLELISM);
         stateBackend = options.get(STATE_BACKEND);
         DedupPlan plan = plan(options);
-        FingerprintSecret secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
+        FingerprintSecretFile secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecretFile).orElse(null);
         parserSettings = parserSettings(options, secret);
         DedupSettings.Builder settings = DedupSettings.builder()
                 .dedupKey(parserSettings.keyDescription())
                 .allowDedupKeyChange(options.get(ALLOW_DEDUP_KEY_CHANGE))
                 .plan(plan)
-                .fingerprintCheck(FingerprintSecret.checkValueOf(secret)) // the operator gets the check value, never the secret
+                .fingerprintCheck(secret == null ? FingerprintSecret.NO_SECRET : secret.checkValue()) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)
                 .emitOutcomes(statsTopic != null)
                 .latePolicy(options.get(LATE_POLICY))
@@ -165,7 +166,7 @@ public final class DedupJobConfig implements Serializable {
      * {@code --dedup-key} given with an explicit request or ad id field (one of them would be ignored), and
      * fields that overlap (the same twice, or one inside another: no record could hold both).
      */
-    public static ParserSettings parserSettings(Configuration options, FingerprintSecret secret) {
+    public static ParserSettings parserSettings(Configuration options, FingerprintSecretFile secret) {
         FieldPath timestamp = fieldPath(TIMESTAMP_FIELD, options.get(TIMESTAMP_FIELD));
         List<FieldPath> key = new ArrayList<>();
         List<String> keyOptions = new ArrayList<>();
@@ -224,6 +225,14 @@ public final class DedupJobConfig implements Serializable {
     public static long pageCacheBytes(ReadableConfig options) {
         return options.getOptional(PAGE_CACHE_BYTES).map(org.apache.flink.configuration.MemorySize::getBytes)
                 .orElse(options.get(STATE_BACKEND).defaultPageCacheBytes());
+    }
+
+    /**
+     * The file {@code --fingerprint-secret-file} names, read here to validate it and take its check value: the job
+     * carries only this, and its tasks read the file again where they open. Fails as {@link #readSecret}.
+     */
+    public static FingerprintSecretFile readSecretFile(String file) {
+        return FingerprintSecretFile.of(file, readSecret(file));
     }
 
     /** The secret in the file {@code --fingerprint-secret-file} names; fails naming the option and the file, never the secret. */

@@ -90,7 +90,9 @@ public final class DedupJobOptions {
                     + " that keys the digest of every request id, so that crafted request and ad ids cannot aim at a shard or at"
                     + " Bloom filter bits. It changes which shard every request maps to, so it applies to fresh state only: a restore"
                     + " onto state written with another secret, without one, or (without this option) with one fails. Keep the file"
-                    + " the same for the life of the state. The path is logged, never the secret; the state keeps only a check value."
+                    + " the same for the life of the state. The file must be at this path on the client, the JobManager and every"
+                    + " TaskManager: the job carries only the path and a check value, and each source task reads the file where it"
+                    + " opens. The path is logged, never the secret; the state keeps only a check value."
                     + " Default: none (the digest is MD5 of the request id, as before).");
     public static final ConfigOption<Double> SHARD_STATE_CAP = ConfigOptions.key("shard-state-cap").doubleType()
             .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)

@@ -1,7 +1,7 @@
 package io.impressiondedup.job.config;
 
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,11 +14,13 @@ import java.util.OptionalInt;
  * What the source-side parser needs: the input format, where the key fields and the event time are, and the limits
  * that send a record to the dead letters. Travels in the job graph (Serializable), never in state. For Avro input it
  * carries the schema's text, read from {@code --avro-schema-file} where the options are parsed (client or
- * JobManager), as it carries the fingerprint secret: TaskManagers need no file.
+ * JobManager), so TaskManagers need no schema file. The fingerprint secret it does not carry, only its file's path and
+ * check value ({@link FingerprintSecretFile}): the parser reads the secret where it opens, on the TaskManager, so that
+ * the secret stays out of the serialized job graph and the HA store.
  */
 public final class ParserSettings implements Serializable {
 
-    private static final long serialVersionUID = 3L;
+    private static final long serialVersionUID = 4L;
 
     public static final Instant DEFAULT_MIN_EVENT_TIME = Instant.parse("2000-01-01T00:00:00Z");
 
@@ -36,8 +38,8 @@ public final class ParserSettings implements Serializable {
     private final long minEventTimeMillis;
     /** The same, as an instant (for ISO-8601 event times, compared before their conversion to epoch millis). */
     private final Instant minEventTime;
-    /** Keys the request-id digest ({@code --fingerprint-secret-file}); {@code null}: plain MD5. Set by {@link #withFingerprintSecret}. */
-    private FingerprintSecret fingerprintSecret;
+    /** The secret keying the request-id digest ({@code --fingerprint-secret-file}); {@code null}: plain MD5. Set by {@link #withFingerprintSecret}. */
+    private FingerprintSecretFile fingerprintSecretFile;
     /** How values are encoded ({@code --input-format}); set with the Avro settings by {@link #withAvro}. */
     private InputFormat inputFormat = InputFormat.JSON;
     /** With {@link InputFormat#AVRO}: the writer schema's text, the wire prefix, and the schema id the prefix must carry (or null). */
@@ -122,15 +124,18 @@ public final class ParserSettings implements Serializable {
         return minEventTime;
     }
 
-    /** The secret request-id digests are keyed with ({@code --fingerprint-secret-file}), or {@code null}. */
-    public FingerprintSecret fingerprintSecret() {
-        return fingerprintSecret;
+    /**
+     * The file of the secret request-id digests are keyed with ({@code --fingerprint-secret-file}), or {@code null}:
+     * the parser reads it where it opens ({@link FingerprintSecretFile#read}).
+     */
+    public FingerprintSecretFile fingerprintSecretFile() {
+        return fingerprintSecretFile;
     }
 
-    /** These settings with request-id digests keyed by {@code secret} ({@code null}: unkeyed). */
-    public ParserSettings withFingerprintSecret(FingerprintSecret secret) {
+    /** These settings with request-id digests keyed by the secret in {@code file} ({@code null}: unkeyed). */
+    public ParserSettings withFingerprintSecret(FingerprintSecretFile file) {
         ParserSettings keyed = copy();
-        keyed.fingerprintSecret = secret;
+        keyed.fingerprintSecretFile = file;
         return keyed;
     }
 
@@ -170,7 +175,7 @@ public final class ParserSettings implements Serializable {
     private ParserSettings copy() {
         ParserSettings copy = new ParserSettings(keyFields, stringRequestId, timestampField, maxRecordBytes,
                 Duration.ofMillis(maxFutureSkewMillis), minEventTime);
-        copy.fingerprintSecret = fingerprintSecret;
+        copy.fingerprintSecretFile = fingerprintSecretFile;
         copy.inputFormat = inputFormat;
         copy.avroSchemaText = avroSchemaText;
         copy.avroWirePrefix = avroWirePrefix;

@@ -42,7 +42,8 @@ public final class ImpressionAssembler {
     public ImpressionAssembler(ParserSettings settings, LongSupplier clock) {
         this.settings = settings;
         this.clock = clock;
-        this.digester = new RequestIdDigester(settings.fingerprintSecret());
+        // The secret is read here, where the reader opens on the TaskManager: the job graph holds only its file's path.
+        this.digester = new RequestIdDigester(settings.fingerprintSecretFile() == null ? null : settings.fingerprintSecretFile().read());
         this.keyFields = settings.keyFields();
     }
 

@@ -14,18 +14,30 @@ final class FingerprintCheck {
     private FingerprintCheck() {}
 
     /**
-     * Fails naming {@code --fingerprint-secret-file} unless every restored check value equals {@code
-     * configured} ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none).
+     * Fails naming {@code --fingerprint-secret-file} unless every restored check value is {@code configured}'s
+     * ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none): equal to it, or the legacy check
+     * value of the same secret, which state written before check values were slow holds ({@link
+     * FingerprintSecret#checkValueOfLegacy}: derived once per distinct value, a fraction of a second). The caller then
+     * records {@code configured}, so such state holds the slow value from its next checkpoint on.
      */
     static void verify(Iterable<Long> restored, long configured) {
         long written = FingerprintSecret.NO_SECRET;
+        boolean allMatch = true;
+        long legacyOfConfigured = FingerprintSecret.NO_SECRET;
         for (Long value : restored) {
             written = value;
-            if (value != configured) {
-                break;
+            if (value == configured || value == legacyOfConfigured) {
+                continue;
             }
+            if (configured != FingerprintSecret.NO_SECRET && value != FingerprintSecret.NO_SECRET
+                    && FingerprintSecret.checkValueOfLegacy(value) == configured) {
+                legacyOfConfigured = value;
+                continue;
+            }
+            allMatch = false;
+            break;
         }
-        if (written == configured) {
+        if (allMatch && (written != FingerprintSecret.NO_SECRET || configured == FingerprintSecret.NO_SECRET)) {
             return;
         }
         String consequence = " Every request would be looked up in another shard and other Bloom bits than it was stored in, and"

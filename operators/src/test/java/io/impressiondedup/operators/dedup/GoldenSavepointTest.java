@@ -83,7 +83,7 @@ class GoldenSavepointTest {
         FingerprintSecret other = FingerprintSecret.of("another-secret-of-thirty-two-bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(other.checkValue()), backend, 1, 0, savepoint))
                 .hasStackTraceContaining("written with another fingerprint secret (check value "
-                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.checkValue()) + ")")
+                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.legacyCheckValue()) + ")")
                 .hasStackTraceContaining("--fingerprint-secret-file");
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(), backend, 1, 0, savepoint))
                 .hasStackTraceContaining("written with a fingerprint secret")
@@ -141,6 +141,25 @@ class GoldenSavepointTest {
         assertThatThrownBy(() -> restoreUnderKey(next, backend, GoldenStream.KEY, false))
                 .hasStackTraceContaining("written under the dedup key /imp/requestId;/imp/adId");
         restoreUnderKey(next, backend, MOVED_KEY, false).close();
+    }
+
+    /**
+     * The golden savepoints hold the secret's fast legacy check value: the operator knows only the slow one, accepts the
+     * legacy value it derives to, and from the next snapshot on the state holds the slow one.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV2SavepointsLegacyCheckValueIsAcceptedAndThenReplacedByTheSlowOne(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v2", backend));
+        OperatorSubtaskState next;
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, savepoint)) {
+            next = savepointOf(h);
+        }
+        FingerprintSecret other = FingerprintSecret.of("another-secret-of-thirty-two-bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(other.checkValue()), backend, 1, 0, next))
+                .hasStackTraceContaining("written with another fingerprint secret (check value "
+                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.checkValue()) + ")");
+        assertThat(GoldenStream.SECRET.checkValue()).isNotEqualTo(GoldenStream.SECRET.legacyCheckValue());
     }
 
     /** The golden key's fields moved into an object: the same values, another description. */

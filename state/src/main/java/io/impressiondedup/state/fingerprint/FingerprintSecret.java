@@ -3,7 +3,6 @@ package io.impressiondedup.state.fingerprint;
 import static org.apache.flink.util.Preconditions.checkArgument;
 
 import java.io.IOException;
-import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,14 +36,38 @@ import java.util.Arrays;
  * shards; {@code openssl rand -hex 32} (256 bits) is the recommended way to make one. Above 1024
  * bytes the file is most likely not a secret but the wrong file.
  *
- * <p><b>Check value.</b> State records which secret it was written with as {@link #checkValue()}: the
- * first 8 bytes of SHA-256("impression-dedup fingerprint check" || 0x00 || K0), never 0, which is
- * reserved for "no secret". A restore compares it with the configured one; it reveals nothing usable
- * about a secret of 16 bytes or more. The secret itself is never logged, printed or kept in state.
+ * <p><b>Check value.</b> State records which secret it was written with as {@link #checkValue()}, and a restore
+ * compares it with the configured one. The check value is in every savepoint, error message and {@code inspect}
+ * report, so it must not let its holder test guesses of the secret cheaply: it is a slow derivation,
+ * PBKDF2-HMAC-SHA256 ({@value #CHECK_ITERATIONS} iterations, the OWASP figure for this PRF) of the 8-byte {@link
+ * #legacyCheckValue()} (the first 8 bytes of SHA-256("impression-dedup fingerprint check" || 0x00 || K0)), salted
+ * with the fixed label {@code "impression-dedup fingerprint check v2"}; its first 8 bytes, never 0, which is reserved
+ * for "no secret". What a holder of a savepoint can and cannot do:
+ *
+ * <ul>
+ *   <li>He can test a guess of the secret: each one costs 600,000 HMAC-SHA256 (about a quarter of a second of a CPU
+ *       core here; a GPU does thousands a second), where the unsalted SHA-256 it replaces cost one hash (billions a
+ *       second). So a human-chosen secret from a dictionary of a few million words no longer falls in a second; one
+ *       made as recommended (128 bits or more of randomness) is out of reach either way.
+ *   <li>He can reuse one table of guesses against every deployment: the label is fixed, not a random salt per
+ *       state. A random salt would stop only such tables, which a secret of 16 bytes or more defeats by its size
+ *       anyway; it would cost a field in state and make no single guess dearer. The label does make tables built
+ *       for any other use of PBKDF2 useless here.
+ *   <li>He cannot learn the digest key from the value other than by guessing the secret: it is a one-way function
+ *       of it, and 64 bits of it tell the secret apart, no more.
+ * </ul>
+ *
+ * Because the slow value is derived from the legacy one, a restore can still accept state written with the legacy
+ * value while knowing only the configured (slow) check value: a restored value {@code L} is the configured secret's
+ * if {@link #checkValueOfLegacy}(L) equals it. The operator writes the slow value from then on. The job derives it
+ * once where the file is read (the client, and each source task where it opens), never per record.
+ * The secret itself is never logged, printed or kept in state.
+ *
+ * <p><b>Not serializable</b>, on purpose: a job graph carries {@link FingerprintSecretFile} (the path and the check
+ * value) and each task reads the secret where it opens, so the secret and its key block never reach a serialized job
+ * graph or the JobManager's HA store.
  */
-public final class FingerprintSecret implements Serializable {
-
-    private static final long serialVersionUID = 1L;
+public final class FingerprintSecret {
 
     public static final int MIN_BYTES = 16;
     public static final int MAX_BYTES = 1024;
@@ -55,10 +78,16 @@ public final class FingerprintSecret implements Serializable {
     static final int BLOCK_BYTES = 64;
     private static final byte IPAD = 0x36;
     private static final byte[] CHECK_LABEL = "impression-dedup fingerprint check".getBytes(StandardCharsets.US_ASCII);
+    /** PBKDF2's salt for the check value: fixed per format, see the class comment for why not random. */
+    private static final byte[] SLOW_CHECK_LABEL = "impression-dedup fingerprint check v2".getBytes(StandardCharsets.US_ASCII);
+    /** PBKDF2-HMAC-SHA256 iterations of the check value (OWASP's recommendation for this PRF, 2023). */
+    static final int CHECK_ITERATIONS = 600_000;
 
     /** {@code K0 xor ipad}: what the digester absorbs before every request id. */
     private final byte[] innerKeyBlock;
-    private final long checkValue;
+    private final long legacyCheckValue;
+    /** {@link #checkValueOfLegacy} of {@link #legacyCheckValue}, derived on first use (it is slow); 0 until then. */
+    private long checkValue;
 
     private FingerprintSecret(byte[] secret) {
         byte[] k0 = Arrays.copyOf(secret.length > BLOCK_BYTES ? digest("MD5", secret) : secret, BLOCK_BYTES);
@@ -66,7 +95,7 @@ public final class FingerprintSecret implements Serializable {
         for (int i = 0; i < BLOCK_BYTES; i++) {
             innerKeyBlock[i] = (byte) (k0[i] ^ IPAD);
         }
-        this.checkValue = checkValueOfKeyBlock(k0);
+        this.legacyCheckValue = checkValueOfKeyBlock(k0);
         Arrays.fill(k0, (byte) 0);
     }
 
@@ -113,12 +142,66 @@ public final class FingerprintSecret implements Serializable {
 
     /** The check value state keeps for {@code secret}, {@link #NO_SECRET} for {@code null}. */
     public static long checkValueOf(FingerprintSecret secret) {
-        return secret == null ? NO_SECRET : secret.checkValue;
+        return secret == null ? NO_SECRET : secret.checkValue();
     }
 
-    /** Identifies the secret in state without revealing it; never {@link #NO_SECRET}. */
-    public long checkValue() {
+    /** Identifies the secret in state without revealing it; never {@link #NO_SECRET}. Slow the first time (see above). */
+    public synchronized long checkValue() {
+        if (checkValue == NO_SECRET) {
+            checkValue = checkValueOfLegacy(legacyCheckValue);
+        }
         return checkValue;
+    }
+
+    /**
+     * The fast, unsalted check value that state written before {@link #checkValue()} was slow holds; accepted on
+     * restore and in {@code inspect}, never written.
+     */
+    public long legacyCheckValue() {
+        return legacyCheckValue;
+    }
+
+    /** Whether state recording {@code written} was written with this secret: its check value or its legacy one. */
+    public boolean wroteCheckValue(long written) {
+        return written != NO_SECRET && (written == legacyCheckValue || written == checkValue());
+    }
+
+    /**
+     * The check value of the secret whose legacy check value is {@code legacy} ({@link #NO_SECRET} for none): what a
+     * restore that knows only the configured check value uses to recognise state written with the legacy one.
+     */
+    public static long checkValueOfLegacy(long legacy) {
+        if (legacy == NO_SECRET) {
+            return NO_SECRET;
+        }
+        byte[] password = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            password[i] = (byte) (legacy >>> (56 - 8 * i));
+        }
+        return firstLongNonZero(pbkdf2HmacSha256(password, SLOW_CHECK_LABEL, CHECK_ITERATIONS));
+    }
+
+    /**
+     * PBKDF2 (RFC 8018) with HMAC-SHA256, its first block (32 bytes), written out because the JDK's takes the password
+     * as characters, and the password here is bytes.
+     */
+    static byte[] pbkdf2HmacSha256(byte[] password, byte[] salt, int iterations) {
+        try {
+            javax.crypto.Mac hmac = javax.crypto.Mac.getInstance("HmacSHA256");
+            hmac.init(new javax.crypto.spec.SecretKeySpec(password, "HmacSHA256"));
+            hmac.update(salt);
+            byte[] u = hmac.doFinal(new byte[] {0, 0, 0, 1}); // INT(1): the first block
+            byte[] t = u.clone();
+            for (int i = 1; i < iterations; i++) {
+                u = hmac.doFinal(u);
+                for (int k = 0; k < t.length; k++) {
+                    t[k] ^= u[k];
+                }
+            }
+            return t;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("Every Java platform must provide HmacSHA256", e);
+        }
     }
 
     /** The block absorbed before each request id; for {@link RequestIdDigester} only. */
@@ -137,9 +220,13 @@ public final class FingerprintSecret implements Serializable {
         System.arraycopy(k0, 0, input, CHECK_LABEL.length + 1, k0.length);
         byte[] sha = digest("SHA-256", input);
         Arrays.fill(input, (byte) 0);
+        return firstLongNonZero(sha);
+    }
+
+    private static long firstLongNonZero(byte[] bytes) {
         long value = 0;
         for (int i = 0; i < 8; i++) {
-            value = (value << 8) | (sha[i] & 0xFFL);
+            value = (value << 8) | (bytes[i] & 0xFFL);
         }
         return value == NO_SECRET ? 1 : value; // 0 means "no secret"; a 2^-64 chance, but never ambiguous
     }
@@ -159,12 +246,12 @@ public final class FingerprintSecret implements Serializable {
 
     @Override
     public int hashCode() {
-        return Long.hashCode(checkValue);
+        return Long.hashCode(legacyCheckValue);
     }
 
     /** Never the secret: only its check value. */
     @Override
     public String toString() {
-        return "FingerprintSecret{check=" + describeCheckValue(checkValue) + '}';
+        return "FingerprintSecret{check=" + describeCheckValue(checkValue()) + '}';
     }
 }

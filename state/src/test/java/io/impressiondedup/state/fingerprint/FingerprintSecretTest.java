@@ -60,4 +60,28 @@ class FingerprintSecretTest {
     private Path write(String name, String contents) throws Exception {
         return Files.write(dir.resolve(name), contents.getBytes(StandardCharsets.US_ASCII));
     }
+
+    @Test
+    void thePbkdf2IsTheJdksForAPasswordTheJdkCanTake() throws Exception {
+        byte[] ours = FingerprintSecret.pbkdf2HmacSha256("password".getBytes(StandardCharsets.US_ASCII),
+                "salt".getBytes(StandardCharsets.US_ASCII), 4096);
+        byte[] jdks = javax.crypto.SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                .generateSecret(new javax.crypto.spec.PBEKeySpec("password".toCharArray(), "salt".getBytes(StandardCharsets.US_ASCII), 4096, 256))
+                .getEncoded();
+        assertThat(ours).isEqualTo(jdks);
+    }
+
+    @Test
+    void theCheckValueIsTheSlowDerivationOfTheLegacyOneAndBothIdentifyTheSecret() {
+        FingerprintSecret a = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
+        FingerprintSecret b = FingerprintSecret.of(HEX.replace('9', '8').getBytes(StandardCharsets.US_ASCII));
+        assertThat(a.checkValue()).isEqualTo(FingerprintSecret.checkValueOfLegacy(a.legacyCheckValue()))
+                .isNotEqualTo(a.legacyCheckValue());
+        assertThat(a.wroteCheckValue(a.checkValue())).isTrue();
+        assertThat(a.wroteCheckValue(a.legacyCheckValue())).isTrue();
+        assertThat(a.wroteCheckValue(b.checkValue())).isFalse();
+        assertThat(a.wroteCheckValue(b.legacyCheckValue())).isFalse();
+        assertThat(a.wroteCheckValue(FingerprintSecret.NO_SECRET)).isFalse();
+        assertThat(FingerprintSecret.checkValueOfLegacy(FingerprintSecret.NO_SECRET)).isEqualTo(FingerprintSecret.NO_SECRET);
+    }
 }

@@ -10,6 +10,10 @@ package io.impressiondedup.job.io.avro;
  *   <li>a string or bytes length must fit in the bytes left;
  *   <li>an array or map block may not count more items than there are bytes left (an item of a non-empty type
  *       takes at least a byte; an array of nulls longer than its record is refused as hostile);
+ *   <li>a block of zero-size items ({@link AvroValueShape#zeroSize}: nulls, empty records) is skipped whole, in
+ *       one step, not item by item: otherwise a 64 KiB value of 3-byte block headers, each counting as many nulls
+ *       as there are bytes left, would cost ~7x10^8 steps. So the work of skipping is at most the record's bytes
+ *       times a factor of the schema ({@link #steps}), whatever the counts say;
  *   <li>a union index must name a branch, an enum index a symbol;
  *   <li>a varint is at most 10 bytes (5 for an int) and must fit its type;
  *   <li>nesting (records, unions, arrays, maps within each other) stops at {@link #MAX_DEPTH}: a recursive schema
@@ -26,11 +30,18 @@ final class AvroBinaryCursor {
     private byte[] buf;
     private int pos;
     private int end;
+    /** Values and blocks skipped since {@link #reset}: the work the record cost, for the test of its bound. */
+    private long steps;
 
     void reset(byte[] value, int from, int to) {
         buf = value;
         pos = from;
         end = to;
+        steps = 0;
+    }
+
+    long steps() {
+        return steps;
     }
 
     int position() {
@@ -104,6 +115,10 @@ final class AvroBinaryCursor {
 
     /** Skips one value of {@code shape}, nested {@code depth} deep. */
     void skip(AvroValueShape shape, int depth) throws MalformedAvroException {
+        steps++;
+        if (shape.zeroSize) {
+            return;
+        }
         switch (shape.type) {
             case NULL:
                 return;
@@ -163,6 +178,7 @@ final class AvroBinaryCursor {
      */
     private void skipBlocks(AvroValueShape item, String key, int depth) throws MalformedAvroException {
         while (true) {
+            steps++;
             int start = pos;
             long count = readLong();
             if (count == 0) {
@@ -180,6 +196,9 @@ final class AvroBinaryCursor {
             if (count > end - pos) {
                 throw new MalformedAvroException("a block of " + count + " items at byte " + start + " exceeds the " + (end - pos)
                         + " bytes left in the record");
+            }
+            if (item.zeroSize && key == null) {
+                continue;
             }
             for (long i = 0; i < count; i++) {
                 if (key != null) {

@@ -180,6 +180,11 @@ public final class AvroImpressionFields {
         return timestampPointer;
     }
 
+    /** The values and blocks the last {@link #read} skipped: its work, which the record's size bounds. */
+    long skipStepsOfLastRead() {
+        return cursor.steps();
+    }
+
     public EventTimeKind eventTimeKind() {
         return eventTimeKind;
     }

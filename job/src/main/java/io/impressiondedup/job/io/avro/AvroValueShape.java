@@ -1,5 +1,6 @@
 package io.impressiondedup.job.io.avro;
 
+import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,13 @@ final class AvroValueShape {
     String[] symbols;
     /** FIXED: its size in bytes. */
     int fixedSize;
+    /**
+     * Whether every value of this shape is encoded in zero bytes: a null, a fixed of size 0, a record of such
+     * fields only. Every other shape takes at least one byte a value (a varint, a length, a union index, an
+     * array's closing count), which is what bounds skipping by the record's size: a block of zero-size items is
+     * skipped whole, never item by item ({@link AvroBinaryCursor}).
+     */
+    boolean zeroSize;
 
     private AvroValueShape(Schema schema) {
         this.schema = schema;
@@ -30,7 +38,36 @@ final class AvroValueShape {
     }
 
     static AvroValueShape of(Schema schema) {
-        return compile(schema, new IdentityHashMap<>());
+        Map<Schema, AvroValueShape> compiled = new IdentityHashMap<>();
+        AvroValueShape shape = compile(schema, compiled);
+        markZeroSize(compiled.values());
+        return shape;
+    }
+
+    /**
+     * The greatest fixpoint: a record starts as zero-size and stops being so once a field is not, until nothing
+     * changes, so that a record reaching itself only through zero-size fields is zero-size too (it can hold no byte).
+     */
+    private static void markZeroSize(Collection<AvroValueShape> shapes) {
+        for (AvroValueShape shape : shapes) {
+            shape.zeroSize = shape.type == Schema.Type.NULL || shape.type == Schema.Type.RECORD
+                    || (shape.type == Schema.Type.FIXED && shape.fixedSize == 0);
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (AvroValueShape shape : shapes) {
+                if (shape.zeroSize && shape.type == Schema.Type.RECORD) {
+                    for (AvroValueShape field : shape.children) {
+                        if (!field.zeroSize) {
+                            shape.zeroSize = false;
+                            changed = true;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private static AvroValueShape compile(Schema schema, Map<Schema, AvroValueShape> compiled) {

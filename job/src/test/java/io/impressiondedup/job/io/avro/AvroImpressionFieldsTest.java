@@ -170,6 +170,41 @@ class AvroImpressionFieldsTest {
     }
 
     @Test
+    void blocksOfZeroSizeItemsCostWorkInProportionToTheRecordNotToTheirCounts() {
+        for (String items : List.of("\"null\"", "{\"type\": \"record\", \"name\": \"Empty\", \"fields\": []}",
+                "{\"type\": \"record\", \"name\": \"Nulls\", \"fields\": [{\"name\": \"n\", \"type\": \"null\"}]}")) {
+            String schema = "{\"type\": \"record\", \"name\": \"R\", \"fields\": [{\"name\": \"blocks\", \"type\": "
+                    + "{\"type\": \"array\", \"items\": " + items + "}}, {\"name\": \"id\", \"type\": \"string\"}, "
+                    + "{\"name\": \"ts\", \"type\": \"long\"}]}";
+            AvroImpressionFields hostileShape = new AvroImpressionFields(schema, AvroWirePrefix.NONE, OptionalInt.empty(),
+                    List.of(List.of("id")), TS);
+            byte[] value = new byte[64 * 1024];
+            int tail = value.length - 4; // the closing count 0, then id "a" and ts 0
+            int pos = 0;
+            long declared = 0;
+            while (tail - (pos + 3) >= 8192) { // 3-byte block headers, each counting as many items as there are bytes left
+                long count = value.length - (pos + 3);
+                int written = writeLong(value, pos, count);
+                assertThat(written).isEqualTo(pos + 3);
+                declared += count;
+                pos = written;
+            }
+            while (pos < tail) { // blocks of one item fill what a header cannot
+                pos = writeLong(value, pos, 1);
+                declared++;
+            }
+            value[tail + 1] = 2;
+            value[tail + 2] = 'a';
+
+            assertThat(hostileShape.read(value)).as(items).isNull();
+            assertThat(hostileShape.keyText(0)).isEqualTo("a");
+            assertThat(declared).as("items the blocks declare").isGreaterThan(500_000_000L);
+            assertThat(hostileShape.skipStepsOfLastRead()).as("skip steps for a %d-byte record of %s", value.length, items)
+                    .isLessThanOrEqualTo(value.length);
+        }
+    }
+
+    @Test
     void aUnionIndexOrEnumSymbolOutOfRangeIsAnErrorNamingTheField() {
         byte[] value = encode(record("r", "a", 5L));
         int adId = indexOf(value, new byte[] {2, 2, 'a'}); // adId: branch 1, a string "a"
