@@ -107,6 +107,7 @@ class PoisonRecordsTest {
         ConsumerRecord<byte[], byte[]> headers = deadLetters.get("poison-headers");
         assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.REASON)).isEqualTo("malformed");
         assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.ERROR)).contains("70000 headers").contains("--max-headers 64");
+        assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.DROPPED_HEADERS)).isEqualTo("70000");
         assertThat(headers.headers().toArray()).extracting(Header::key).allMatch(k -> k.startsWith("dedup."));
         assertThat(new String(headers.value(), StandardCharsets.UTF_8)).isEqualTo(headerHeavy);
         assertThat(ConsumedRecords.header(headers, DeadLetterHeaders.TRUNCATED)).isNull();

@@ -2,6 +2,8 @@ package io.impressiondedup.tools;
 
 import io.impressiondedup.job.io.DeadLetterHeaders;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -10,8 +12,9 @@ import org.apache.kafka.common.record.TimestampType;
 
 /**
  * A record of the dead-letter topic read by the header contract of {@code docs/DEAD-LETTERS.md}: why it was
- * set aside and where from, and the original record it carries. {@link #problem()} says why it cannot be
- * replayed faithfully, or is {@code null}.
+ * set aside and where from, and the original record it carries: {@link #notOurs()} and {@link
+ * #timestampUnknown()} say why it cannot be replayed at all, {@link #missing()} what of the original it
+ * lacks; each is {@code null} where there is nothing to say.
  */
 final class DeadLetterRecord {
 
@@ -22,6 +25,10 @@ final class DeadLetterRecord {
     private final Long sourceOffset;
     private final Long originalTimestamp;
     private final boolean truncated;
+    private final boolean headersDropped;
+    private final Long droppedHeaders;
+    private final Long originalKeySize;
+    private final Long originalValueSize;
 
     DeadLetterRecord(ConsumerRecord<byte[], byte[]> record) {
         this.record = record;
@@ -34,22 +41,50 @@ final class DeadLetterRecord {
         originalTimestamp = timestampHeader != null ? timestampHeader
                 : record.timestampType() == TimestampType.CREATE_TIME && record.timestamp() >= 0 ? record.timestamp() : null;
         truncated = record.headers().lastHeader(DeadLetterHeaders.TRUNCATED) != null;
+        headersDropped = record.headers().lastHeader(DeadLetterHeaders.DROPPED_HEADERS) != null;
+        droppedHeaders = number(DeadLetterHeaders.DROPPED_HEADERS);
+        originalKeySize = number(DeadLetterHeaders.ORIGINAL_KEY_SIZE);
+        originalValueSize = number(DeadLetterHeaders.ORIGINAL_SIZE);
     }
 
-    /** Why this record cannot be replayed as the original, or {@code null} if it can. */
-    String problem() {
+    /** Why this record is not a dead letter of the job (it lacks a header every one has), or {@code null} if it is one. */
+    String notOurs() {
         if (reason == null || sourceTopic == null || sourcePartition == null || sourceOffset == null) {
-            return "not a dead letter of the job: it lacks " + DeadLetterHeaders.REASON + ", " + DeadLetterHeaders.SOURCE_TOPIC + ", "
-                    + DeadLetterHeaders.SOURCE_PARTITION + " or " + DeadLetterHeaders.SOURCE_OFFSET + " (or one is not a number)";
-        }
-        if (truncated) {
-            return "truncated to fit the dead-letter topic (" + DeadLetterHeaders.TRUNCATED + "): the original is at " + source();
-        }
-        if (originalTimestamp == null) {
-            return "original timestamp unknown: no " + DeadLetterHeaders.SOURCE_TIMESTAMP + " and a " + record.timestampType()
-                    + " timestamp";
+            return "it lacks " + DeadLetterHeaders.REASON + ", " + DeadLetterHeaders.SOURCE_TOPIC + ", " + DeadLetterHeaders.SOURCE_PARTITION
+                    + " or " + DeadLetterHeaders.SOURCE_OFFSET + " (or one is not a number)";
         }
         return null;
+    }
+
+    /** Why the original's timestamp is unknown, or {@code null} if it is known. */
+    String timestampUnknown() {
+        if (originalTimestamp == null) {
+            return "no " + DeadLetterHeaders.SOURCE_TIMESTAMP + " and a " + record.timestampType() + " timestamp";
+        }
+        return null;
+    }
+
+    /**
+     * What of the original this dead letter lacks, or {@code null} if it is a faithful copy: its headers
+     * ({@link DeadLetterHeaders#DROPPED_HEADERS}), the end of its value or of its key ({@link
+     * DeadLetterHeaders#TRUNCATED}, {@link DeadLetterHeaders#ORIGINAL_KEY_SIZE}). Those two headers are what
+     * tell, never {@code dedup.error}'s words.
+     */
+    String missing() {
+        List<String> missing = new ArrayList<>();
+        if (headersDropped) {
+            missing.add((droppedHeaders == null ? "its" : "its " + droppedHeaders) + " headers (" + DeadLetterHeaders.DROPPED_HEADERS + ")");
+        }
+        if (truncated) {
+            missing.add(record.value() == null ? "some of its bytes (" + DeadLetterHeaders.TRUNCATED + ")"
+                    : "the end of its value (" + DeadLetterHeaders.TRUNCATED + ": " + record.value().length + " of "
+                            + (originalValueSize == null ? "?" : originalValueSize) + " bytes kept)");
+        }
+        if (originalKeySize != null) {
+            missing.add("the end of its key (" + DeadLetterHeaders.ORIGINAL_KEY_SIZE + ": " + (record.key() == null ? 0 : record.key().length)
+                    + " of " + originalKeySize + " bytes kept)");
+        }
+        return missing.isEmpty() ? null : String.join(", ", missing);
     }
 
     String reason() {

@@ -15,13 +15,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -37,8 +40,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>The dead-letter topic is read {@code read_committed} from the given start (offsets, a time, or the
  * beginning) to the end offsets found at start, so a replay is bounded even while the job goes on writing dead
  * letters. Everything replayed is written in one Kafka transaction: a replay that fails writes nothing, and can
- * simply be run again. A dead letter that cannot be replayed faithfully (not the job's, truncated, original
- * timestamp unknown) is counted and reported by position, never written.
+ * simply be run again. A record that is not the job's dead letter, and a selected one whose original timestamp is
+ * unknown, is counted and reported by position, never written; so is a selected one that is not a faithful copy
+ * (headers dropped, value or key cut: {@link DeadLetterRecord#missing()}), unless {@code --allow-incomplete}
+ * says to write it as it is ({@link ReplayAccount}).
  */
 final class ReplayCommand {
 
@@ -48,7 +53,7 @@ final class ReplayCommand {
 
     static final List<ConfigOption<?>> ACCEPTED = List.of(BOOTSTRAP_SERVERS, DLQ_TOPIC, ReplayOptions.REASON, ReplayOptions.SOURCE_TOPIC,
             ReplayOptions.SOURCE_PARTITION, ReplayOptions.FROM_OFFSETS, ReplayOptions.FROM_TIME, ReplayOptions.UNTIL_TIME,
-            ReplayOptions.TO_TOPIC, ReplayOptions.DRY_RUN, ReplayOptions.TRANSACTIONAL_ID);
+            ReplayOptions.TO_TOPIC, ReplayOptions.DRY_RUN, ReplayOptions.ALLOW_INCOMPLETE, ReplayOptions.TRANSACTIONAL_ID);
 
     private ReplayCommand() {}
 
@@ -60,76 +65,90 @@ final class ReplayCommand {
     }
 
     private static int replay(Settings settings, PrintStream out, PrintStream err) {
-        ReplayAccount account = new ReplayAccount();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.consumerProperties(), new ByteArrayDeserializer(),
+        try (Consumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.consumerProperties(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = partitionsOf(consumer, settings.dlqTopic);
-            consumer.assign(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, CLIENT_TIMEOUT);
-            seekToStart(consumer, partitions, settings);
-            Set<String> topics = consumer.listTopics(CLIENT_TIMEOUT).keySet();
-            if (settings.toTopic != null && !topics.contains(settings.toTopic)) {
-                throw new InvalidOptionException("--" + ReplayOptions.TO_TOPIC.key() + " " + settings.toTopic + ": no such topic on "
-                        + settings.bootstrapServers);
-            }
-            err.println("replay: reading " + settings.dlqTopic + " (" + partitions.size() + " partitions) to the end offsets " + end);
-            KafkaProducer<byte[], byte[]> producer = null;
-            try {
-                while (!reachedEnd(consumer, end)) {
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                        if (record.offset() >= end.get(new TopicPartition(record.topic(), record.partition()))) {
-                            continue;
+            return replay(settings, consumer, () -> new KafkaProducer<>(settings.producerProperties(), new ByteArraySerializer(),
+                    new ByteArraySerializer()), out, err);
+        }
+    }
+
+    /** The replay with the given clients: {@code producers} is called once, at the first record to write (never in a dry run). */
+    static int replay(Settings settings, Consumer<byte[], byte[]> consumer, Supplier<Producer<byte[], byte[]>> producers, PrintStream out,
+            PrintStream err) {
+        ReplayAccount account = new ReplayAccount();
+        List<TopicPartition> partitions = partitionsOf(consumer, settings.dlqTopic);
+        consumer.assign(partitions);
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, CLIENT_TIMEOUT);
+        seekToStart(consumer, partitions, settings);
+        Set<String> topics = consumer.listTopics(CLIENT_TIMEOUT).keySet();
+        if (settings.toTopic != null && !topics.contains(settings.toTopic)) {
+            throw new InvalidOptionException("--" + ReplayOptions.TO_TOPIC.key() + " " + settings.toTopic + ": no such topic on "
+                    + settings.bootstrapServers);
+        }
+        err.println("replay: reading " + settings.dlqTopic + " (" + partitions.size() + " partitions) to the end offsets " + end);
+        Producer<byte[], byte[]> producer = null;
+        try {
+            while (!reachedEnd(consumer, end)) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    if (record.offset() >= end.get(new TopicPartition(record.topic(), record.partition()))) {
+                        continue;
+                    }
+                    account.read();
+                    DeadLetterRecord letter = new DeadLetterRecord(record);
+                    String missing = letter.missing();
+                    if (letter.notOurs() != null) {
+                        account.skipped(ReplayAccount.NOT_OURS, null, letter.position(), letter.notOurs());
+                    } else if (!settings.selects(letter)) {
+                        account.notSelected(letter.reason());
+                    } else if (letter.timestampUnknown() != null) {
+                        account.skipped(ReplayAccount.NO_TIMESTAMP, letter.reason(), letter.position(), letter.timestampUnknown());
+                    } else if (missing != null && !settings.allowIncomplete) {
+                        account.skippedIncomplete(letter.reason(), letter.position(), letter.source(), missing);
+                    } else {
+                        String target = settings.toTopic != null ? settings.toTopic : letter.sourceTopic();
+                        if (!topics.contains(target)) {
+                            throw new IllegalStateException("Dead letter " + letter.position() + " (from " + letter.source()
+                                    + ") goes to topic " + target + ", which does not exist on " + settings.bootstrapServers
+                                    + ": give --" + ReplayOptions.TO_TOPIC.key());
                         }
-                        account.read();
-                        DeadLetterRecord letter = new DeadLetterRecord(record);
-                        String problem = letter.problem();
-                        if (problem != null) {
-                            account.skipped(letter.position(), problem);
-                        } else if (!settings.selects(letter)) {
-                            account.notSelected(letter.reason());
-                        } else {
-                            String target = settings.toTopic != null ? settings.toTopic : letter.sourceTopic();
-                            if (!topics.contains(target)) {
-                                throw new IllegalStateException("Dead letter " + letter.position() + " (from " + letter.source()
-                                        + ") goes to topic " + target + ", which does not exist on " + settings.bootstrapServers
-                                        + ": give --" + ReplayOptions.TO_TOPIC.key());
+                        if (!settings.dryRun) {
+                            if (producer == null) {
+                                producer = producers.get();
+                                producer.initTransactions();
+                                producer.beginTransaction();
                             }
-                            if (!settings.dryRun) {
-                                if (producer == null) {
-                                    producer = new KafkaProducer<>(settings.producerProperties(), new ByteArraySerializer(),
-                                            new ByteArraySerializer());
-                                    producer.initTransactions();
-                                    producer.beginTransaction();
-                                }
-                                producer.send(letter.original(target));
-                            }
+                            producer.send(letter.original(target));
+                        }
+                        if (missing == null) {
                             account.replayed(letter.reason());
+                        } else {
+                            account.replayedIncomplete(letter.reason(), letter.position(), letter.source(), missing);
                         }
                     }
                 }
-                if (producer != null) {
-                    producer.commitTransaction();
+            }
+            if (producer != null) {
+                producer.commitTransaction();
+            }
+        } catch (RuntimeException e) {
+            if (producer != null) {
+                try {
+                    producer.abortTransaction();
+                } catch (RuntimeException abort) {
+                    e.addSuppressed(abort);
                 }
-            } catch (RuntimeException e) {
-                if (producer != null) {
-                    try {
-                        producer.abortTransaction();
-                    } catch (RuntimeException abort) {
-                        e.addSuppressed(abort);
-                    }
-                }
-                throw e;
-            } finally {
-                if (producer != null) {
-                    producer.close(CLIENT_TIMEOUT);
-                }
+            }
+            throw e;
+        } finally {
+            if (producer != null) {
+                producer.close(CLIENT_TIMEOUT);
             }
         }
         out.print(account.summary(settings.dryRun));
         return 0;
     }
 
-    private static List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    private static List<TopicPartition> partitionsOf(Consumer<byte[], byte[]> consumer, String topic) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, CLIENT_TIMEOUT);
         if (infos == null || infos.isEmpty()) {
             throw new InvalidOptionException("--" + DLQ_TOPIC.key() + " " + topic + ": no such topic");
@@ -141,7 +160,7 @@ final class ReplayCommand {
         return partitions;
     }
 
-    private static void seekToStart(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Settings settings) {
+    private static void seekToStart(Consumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Settings settings) {
         consumer.seekToBeginning(partitions);
         if (settings.fromTime != null) {
             Map<TopicPartition, Long> query = new LinkedHashMap<>();
@@ -163,7 +182,7 @@ final class ReplayCommand {
         });
     }
 
-    private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+    private static boolean reachedEnd(Consumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
         for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
             if (consumer.position(e.getKey(), CLIENT_TIMEOUT) < e.getValue()) {
                 return false;
@@ -184,6 +203,7 @@ final class ReplayCommand {
         final Long untilTime;
         final String toTopic;
         final boolean dryRun;
+        final boolean allowIncomplete;
         final String transactionalId;
         final Map<String, String> kafkaProperties;
 
@@ -206,6 +226,7 @@ final class ReplayCommand {
             }
             toTopic = options.get(ReplayOptions.TO_TOPIC);
             dryRun = options.get(ReplayOptions.DRY_RUN);
+            allowIncomplete = options.get(ReplayOptions.ALLOW_INCOMPLETE);
             transactionalId = options.get(ReplayOptions.TRANSACTIONAL_ID);
         }
 

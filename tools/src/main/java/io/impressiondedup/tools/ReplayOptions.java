@@ -34,6 +34,12 @@ public final class ReplayOptions {
             .withDescription("Write every replayed record to this topic. Default: each one's original topic (dedup.source.topic).");
     public static final ConfigOption<Boolean> DRY_RUN = ConfigOptions.key("dry-run").booleanType().defaultValue(false)
             .withDescription("Count what would be replayed, per reason, and write nothing.");
+    public static final ConfigOption<Boolean> ALLOW_INCOMPLETE = ConfigOptions.key("allow-incomplete").booleanType().defaultValue(false)
+            .withDescription("Replay also the selected dead letters that are not whole copies of their original, as they are:"
+                    + " those without the original's headers (dedup.dropped-headers: written with none of them) and those cut to"
+                    + " fit the dead-letter topic (dedup.truncated: written with only the first bytes of the value, perhaps of the"
+                    + " key, and perhaps without headers). Each one is listed. Default: skip and list them, with the position of"
+                    + " the original in the input topic (dedup.source.*).");
     public static final ConfigOption<String> TRANSACTIONAL_ID = ConfigOptions.key("transactional-id").stringType()
             .defaultValue("dedup-tools-replay")
             .withDescription("The transactional.id of the replay's producer: all replayed records are committed in one Kafka"

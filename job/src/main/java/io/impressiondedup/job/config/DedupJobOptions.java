@@ -153,9 +153,10 @@ public final class DedupJobOptions {
                     + " old, and such a time would otherwise be a watermark hazard.");
     public static final ConfigOption<Integer> MAX_RECORD_BYTES = ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
             .withDescription("Larger records (key + value + header keys and values) are dead-lettered as oversized (without"
-                    + " their headers if those alone are larger).");
+                    + " their headers, counted in dedup.dropped-headers, if those alone are larger).");
     public static final ConfigOption<Integer> MAX_HEADERS = ConfigOptions.key("max-headers").intType().defaultValue(64)
-            .withDescription("Records with more Kafka headers are dead-lettered as malformed, without their headers. An"
+            .withDescription("Records with more Kafka headers are dead-lettered as malformed, without their headers (counted in"
+                    + " dedup.dropped-headers). An"
                     + " impression carries a handful (tracing, schema id, producer metadata); thousands are an attack or a bug,"
                     + " and every header is copied through the job.");
     public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")

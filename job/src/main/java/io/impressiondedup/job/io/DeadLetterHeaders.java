@@ -13,9 +13,9 @@ package io.impressiondedup.job.io;
  * <ul>
  *   <li><b>Headers dropped at the source.</b> A record with more headers than {@code --max-headers}
  *       ({@code malformed}), or whose headers alone are more bytes than {@code --max-record-bytes}
- *       ({@code oversized}), is dead-lettered without any of its headers; {@link #ERROR} gives the
- *       count or size, the option, and says so. (A record oversized by its key and value keeps its
- *       headers.)
+ *       ({@code oversized}), is dead-lettered without any of its headers, and with {@link
+ *       #DROPPED_HEADERS} saying how many it had; {@link #ERROR} gives the count or size and the option.
+ *       (A record oversized by its key and value keeps its headers.)
  *   <li><b>Truncated to fit.</b> A dead letter is never larger than the dead-letter topic can take:
  *       the smaller of the topic's {@code max.message.bytes} (read from the brokers at start; 1 MiB if
  *       they cannot tell) and the producer's {@code max.request.size} ({@code kafka.max.request.size},
@@ -28,6 +28,10 @@ package io.impressiondedup.job.io;
  *       #DROPPED_HEADERS}); if the key alone does not fit, it is cut the same way ({@link
  *       #ORIGINAL_KEY_SIZE}). The first dead letter that had to be truncated is logged by the sink.
  * </ul>
+ *
+ * <p>So a dead letter is a <b>faithful copy</b> of the original (key, value and headers whole) exactly
+ * when it has neither {@link #DROPPED_HEADERS} nor {@link #TRUNCATED}; {@code dedup-tools replay}
+ * re-injects no other unless told to ({@code --allow-incomplete}).
  *
  * All values are UTF-8 text; numbers in decimal.
  */
@@ -55,7 +59,14 @@ public final class DeadLetterHeaders {
     public static final String ORIGINAL_SIZE = "dedup.original-size";
     /** On a truncated dead letter: the SHA-256 of the whole original value, 64 lowercase hex digits (absent for a null value). */
     public static final String PAYLOAD_SHA256 = "dedup.payload-sha256";
-    /** On a truncated dead letter whose own headers did not fit: how many were dropped. */
+    /**
+     * On every dead letter that carries none of the original's headers although it had some: how many it
+     * had (at least 1). Written where the source refused them (more than {@code --max-headers}, {@code
+     * malformed}; headers alone over {@code --max-record-bytes}, {@code oversized}) and where they left no
+     * room for the value in the dead-letter topic (then with {@link #TRUNCATED}). One marker for every way
+     * headers are lost, so that a program tells a whole record from a stripped one by this name alone,
+     * never by {@link #ERROR}'s words. Absent: every original header is there.
+     */
     public static final String DROPPED_HEADERS = "dedup.dropped-headers";
     /** On a truncated dead letter whose key did not fit: the original key's size in bytes (the key is cut like the value). */
     public static final String ORIGINAL_KEY_SIZE = "dedup.original-key-size";

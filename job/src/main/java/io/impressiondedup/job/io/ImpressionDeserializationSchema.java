@@ -7,6 +7,7 @@ import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -35,7 +36,11 @@ import org.apache.kafka.common.header.Header;
  *
  * Such a dead letter keeps the record's key and value (the dead-letter sink truncates the value if
  * the topic cannot take it whole), and its {@code dedup.error} says how many headers or bytes the
- * record had, which option it exceeded, and whether its headers were dropped. So nothing past the
+ * record had, which option it exceeded, and whether its headers were dropped. One whose headers were
+ * dropped carries, in their place, the one header {@link DeadLetterHeaders#DROPPED_HEADERS} with their
+ * count ({@link #headersDroppedAtSource}): the source is the only place that knows the count, and a
+ * program (a replay) must not have to parse {@code dedup.error} to learn that the dead letter is not
+ * the whole record. So nothing past the
  * source has more than {@code --max-headers} headers or, admitted as an impression, more than {@code
  * --max-record-bytes}. The checks reuse the header array the record is built from: no allocation is
  * added per record.
@@ -74,7 +79,7 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
         }
         Header[] headers = record.headers().toArray();
         if (headers.length > maxHeaders) {
-            out.collect(withoutHeaders(record, DeadLetterReason.MALFORMED, headers.length + " headers exceed --"
+            out.collect(withoutHeaders(record, headers.length, DeadLetterReason.MALFORMED, headers.length + " headers exceed --"
                     + DedupJobOptions.MAX_HEADERS.key() + " " + maxHeaders + HEADERS_DROPPED));
             return;
         }
@@ -87,7 +92,7 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
             String error = "record of " + bytes + " bytes (key + value + " + headers.length + " headers) exceeds --"
                     + DedupJobOptions.MAX_RECORD_BYTES.key() + " " + settings.maxRecordBytes();
             if (headerBytes > settings.maxRecordBytes()) {
-                out.collect(withoutHeaders(record, DeadLetterReason.OVERSIZED, error + "; its headers alone are " + headerBytes
+                out.collect(withoutHeaders(record, headers.length, DeadLetterReason.OVERSIZED, error + "; its headers alone are " + headerBytes
                         + " bytes" + HEADERS_DROPPED));
             } else {
                 out.collect(ParsedRecord.of(new DeadLetter(toRaw(record, headers), DeadLetterReason.OVERSIZED, error)));
@@ -108,10 +113,22 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
                 record.value(), keys, values);
     }
 
-    private static ParsedRecord withoutHeaders(ConsumerRecord<byte[], byte[]> record, DeadLetterReason reason, String error) {
+    /** A dead letter of {@code record} without its {@code droppedHeaders} headers: only the marker {@link DeadLetterHeaders#DROPPED_HEADERS} in their place. */
+    private static ParsedRecord withoutHeaders(ConsumerRecord<byte[], byte[]> record, int droppedHeaders, DeadLetterReason reason,
+            String error) {
         RawKafkaRecord raw = new RawKafkaRecord(record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(),
-                record.value(), null, null);
+                record.value(), new String[] {DeadLetterHeaders.DROPPED_HEADERS},
+                new byte[][] {Integer.toString(droppedHeaders).getBytes(StandardCharsets.US_ASCII)});
         return ParsedRecord.of(new DeadLetter(raw, reason, error));
+    }
+
+    /**
+     * Whether the source dropped {@code raw}'s headers: its only header is the marker {@link
+     * DeadLetterHeaders#DROPPED_HEADERS} that {@link #deserialize} put in their place. The dead-letter sink
+     * then keeps that marker as it is, never counting it as one of the record's own headers.
+     */
+    static boolean headersDroppedAtSource(RawKafkaRecord raw) {
+        return raw.headerCount() == 1 && DeadLetterHeaders.DROPPED_HEADERS.equals(raw.headerKey(0));
     }
 
     private static long length(byte[] bytes) {

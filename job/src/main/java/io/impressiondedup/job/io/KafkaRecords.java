@@ -117,7 +117,8 @@ public final class KafkaRecords {
             byte[] value = raw.value();
             RecordHeaders headers = headersOf(raw);
             addTruncationHeaders(headers, deadLetter, value);
-            if (sizeUpperBound(key, EMPTY, headers) + VARINT_GROWTH > maxBytes && raw.headerCount() > 0) {
+            if (sizeUpperBound(key, EMPTY, headers) + VARINT_GROWTH > maxBytes && raw.headerCount() > 0
+                    && !ImpressionDeserializationSchema.headersDroppedAtSource(raw)) {
                 headers = new RecordHeaders();
                 addTruncationHeaders(headers, deadLetter, value);
                 headers.add(DeadLetterHeaders.DROPPED_HEADERS, utf8(Integer.toString(raw.headerCount())));

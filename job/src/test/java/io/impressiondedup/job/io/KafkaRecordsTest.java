@@ -155,6 +155,24 @@ class KafkaRecordsTest {
     }
 
     @Test
+    void aDeadLetterWhoseHeadersTheSourceDroppedKeepsTheirCountWhenItIsTruncatedToo() {
+        byte[] value = random(20_000);
+        for (byte[] key : new byte[][] {KEY, random(20_000)}) {
+            RawKafkaRecord stripped = new RawKafkaRecord("impressions", 2, 1234L, 1_700_000_000_000L, key, value,
+                    new String[] {DeadLetterHeaders.DROPPED_HEADERS}, new byte[][] {"70000".getBytes(StandardCharsets.US_ASCII)});
+            DeadLetter deadLetter = new DeadLetter(stripped, DeadLetterReason.MALFORMED, "70000 headers exceed --max-headers 64");
+            for (int maxBytes : new int[] {Integer.MAX_VALUE, 5_000}) {
+                String path = "key of " + key.length + " bytes, limit " + maxBytes;
+                ProducerRecord<byte[], byte[]> written = new KafkaRecords.DeadLetters("dlq", maxBytes).serialize(deadLetter, null, null);
+                assertThat(written.headers().headers(DeadLetterHeaders.DROPPED_HEADERS)).as(path).hasSize(1);
+                assertThat(header(written, DeadLetterHeaders.DROPPED_HEADERS)).as(path).isEqualTo("70000");
+                assertThat(size(written)).as(path).isLessThanOrEqualTo(maxBytes);
+                assertThat(header(written, DeadLetterHeaders.TRUNCATED)).as(path).isEqualTo(maxBytes == Integer.MAX_VALUE ? null : "true");
+            }
+        }
+    }
+
+    @Test
     void theLimitIsTheSmallerOfTopicAndProducerMinusAMargin() {
         assertThat(KafkaConnectors.deadLetterMaxBytes(1_048_588, 2 * 1024 * 1024)).isEqualTo(1_048_588 - 1024 - 1_048_588 / 128);
         assertThat(KafkaConnectors.deadLetterMaxBytes(8 * 1024 * 1024, 2 * 1024 * 1024)).isEqualTo(2 * 1024 * 1024 - 1024 - 16_384);
