@@ -4,29 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.DedupStage;
 import io.impressiondedup.job.ImpressionSource;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.DeadLetterHeaders;
+import io.impressiondedup.job.io.ImpressionWatermarks;
+import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.operators.model.ParsedRecord;
+import io.impressiondedup.state.time.TimeBuckets;
 import io.impressiondedup.testdata.Generation;
 import io.impressiondedup.testdata.GeneratorSettings;
 import io.impressiondedup.testdata.GroundTruth;
 import io.impressiondedup.testdata.GroundTruthWriter;
 import io.impressiondedup.testdata.ImpressionGenerator;
 import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.testdata.ValueFormat;
 import io.impressiondedup.testdata.VerificationReport;
 import io.impressiondedup.testdata.Verifier;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,18 +56,104 @@ class EndToEndTest {
 
     @Test
     void generatedImpressionsAreDeduplicatedAsTheGroundTruthSays(@TempDir Path dir) throws Exception {
-        String[] topics = SharedKafka.topics("e2e", 4);
+        // One partition per source reader: a reader's watermark is the lowest of its partitions', and one whose records
+        // so far were all dead letters (which carry no time) would hold it back until it went idle, while the reader holds.
+        String[] topics = SharedKafka.topics("e2e", 2);
         GroundTruth truth = generate(topics[0], dir, 100_000, 11);
         DedupJobConfig config = config(topics, dir, "rocksdb", 2);
+        long newestLate = newestEventTime(truth, dir.resolve("truth.csv"), RecordClass.LATE);
+        TimeBuckets buckets = config.dedupSettings().plan().timeBuckets();
 
-        JobExecutionResult result = runBounded(config, DedupJob.kafkaSource(config));
+        JobExecutionResult result = runBounded(config, heldAfterTheFirstImpression(config),
+                openingOnceEveryDedupWatermark(w -> buckets.isLate(newestLate, w), 2));
 
+        assertThat(InputGate.readersHeld()).as("source readers that held their input").isEqualTo(2);
+        assertThat(buckets.isLate(newestLate, OpenGateAtWatermark.watermarkAtOpening())).isTrue();
         VerificationReport report = verify(truth, topics);
         System.out.println(report.toText(FPP));
         assertThat(report.exactlyOnceViolations()).as(report.toText(FPP)).isEmpty();
         assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(dir.resolve("truth.csv"), config.dedupSettings().plan()))).isEmpty();
         assertThat(report.deadLettersByReason()).containsKeys("late", "malformed", "oversized", "future-timestamp");
         assertThat(Accounting.summary(result.getAllAccumulatorResults())).startsWith("input 100,000 =").endsWith("(balanced)");
+    }
+
+    /**
+     * Lateness is judged from the watermark, not from how far a record is behind the newest event time: an impression
+     * one allowed lateness behind the watermark (so the allowed lateness plus the out-of-orderness and 1 ms behind the
+     * newest impression) is deduplicated and passes; one a millisecond older is dead-lettered as late. The reader
+     * holds after the newest impression until the dedup operator's watermark is the one it makes (newest - 5 min -
+     * 1 ms), which then stays put: no later record is newer.
+     */
+    @Test
+    void aRecordBehindTheNewestImpressionButNotBehindTheWatermarkPassesAndOneMillisecondOlderIsLate(@TempDir Path dir)
+            throws Exception {
+        String[] topics = SharedKafka.topics("e2e-lateness", 1);
+        DedupJobConfig config = config(topics, dir, "hashmap", 1);
+        long newest = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1)).toEpochMilli();
+        long watermark = newest - config.maxOutOfOrderness().toMillis() - 1;
+        long allowedLateness = config.dedupSettings().plan().timeBuckets().allowedLateness().toMillis();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                SharedKafka.broker().bootstrapServers(), "acks", "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (String[] record : new String[][] {
+                    {"newest", Long.toString(newest)},
+                    {"in-time", Long.toString(watermark - allowedLateness)},
+                    {"late", Long.toString(watermark - allowedLateness - 1)}}) {
+                String json = "{\"requestId\":\"" + record[0] + "\",\"adId\":\"ad-1\",\"ts\":" + record[1] + "}";
+                producer.send(new ProducerRecord<>(topics[0], record[0].getBytes(StandardCharsets.UTF_8),
+                        json.getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+
+        runBounded(config, heldAfterTheFirstImpression(config), openingOnceEveryDedupWatermark(w -> w >= watermark, 1));
+
+        assertThat(OpenGateAtWatermark.watermarkAtOpening()).isEqualTo(watermark);
+        String bootstrap = SharedKafka.broker().bootstrapServers();
+        assertThat(ConsumedRecords.requestIds(ConsumedRecords.readAll(bootstrap, topics[1]))).containsExactlyInAnyOrder("newest", "in-time");
+        List<ConsumerRecord<byte[], byte[]>> deadLetters = ConsumedRecords.readAll(bootstrap, topics[2]);
+        assertThat(ConsumedRecords.requestIds(deadLetters)).containsExactly("late");
+        assertThat(ConsumedRecords.header(deadLetters.get(0), DeadLetterHeaders.REASON)).isEqualTo("late");
+    }
+
+    /**
+     * Each source reader holds after its first impression. The dedup operator has no watermark before every reader has
+     * emitted one, and a replay at full speed can read half the stream before that, passing every record as in time;
+     * while the readers hold, their watermarks reach the dedup operator ahead of any later record.
+     */
+    static ImpressionSource heldAfterTheFirstImpression(DedupJobConfig config) {
+        return kafkaSourceHeldAfter(config, (record, emitted) -> record.isImpression());
+    }
+
+    /** The job's Kafka source ({@link DedupJob#kafkaSource}) with an {@link InputGate} (reset here) around the Kafka reader. */
+    static ImpressionSource kafkaSourceHeldAfter(DedupJobConfig config, InputGate.HoldAfter<ParsedRecord> holdAfter) {
+        InputGate.reset();
+        return env -> env.fromSource(InputGate.around(KafkaConnectors.source(config), holdAfter),
+                        ImpressionWatermarks.strategy(config.maxOutOfOrderness(), config.idleness()),
+                        KafkaConnectors.SOURCE_NAME, ParsedRecord.TYPE_INFO)
+                .uid(KafkaConnectors.SOURCE_UID);
+    }
+
+    /** The job's dedup stage, followed by {@link OpenGateAtWatermark}: the gate opens once all its subtasks' watermarks meet the condition. */
+    static DedupStage openingOnceEveryDedupWatermark(OpenGateAtWatermark.Condition condition, int parallelism) {
+        OpenGateAtWatermark.reset();
+        return (impressions, config) -> {
+            DedupStage.Deduplicated dedup = DedupJob.bloomDedup().attach(impressions, config);
+            DataStream<Impression> unique = dedup.unique().transform("Open the input gate at a watermark", Impression.TYPE_INFO,
+                    new OpenGateAtWatermark<Impression>(condition, parallelism));
+            return new DedupStage.Deduplicated(unique, dedup.late(), dedup.duplicates(), dedup.outcomes());
+        };
+    }
+
+    /** The highest event time of the records of a class in a ground truth. */
+    static long newestEventTime(GroundTruth truth, Path truthFile, RecordClass recordClass) throws Exception {
+        long[] eventTimes = GroundTruth.eventTimes(truthFile);
+        long newest = Long.MIN_VALUE;
+        for (int seq = 0; seq < truth.size(); seq++) {
+            if (truth.recordClass(seq) == recordClass) {
+                newest = Math.max(newest, eventTimes[seq]);
+            }
+        }
+        assertThat(newest).as("the newest %s record", recordClass.label()).isNotEqualTo(Long.MIN_VALUE);
+        return newest;
     }
 
     /**
@@ -126,9 +227,13 @@ class EndToEndTest {
     }
 
     static JobExecutionResult runBounded(DedupJobConfig config, ImpressionSource source) throws Exception {
+        return runBounded(config, source, DedupJob.bloomDedup());
+    }
+
+    static JobExecutionResult runBounded(DedupJobConfig config, ImpressionSource source, DedupStage dedup) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(DedupJob.flinkConfiguration(config));
         env.setParallelism(config.parallelism().orElse(2));
-        DedupJob.defineWorkflow(env, config, source, DedupJob.kafkaSinks(config));
+        DedupJob.defineWorkflow(env, config, source, dedup, DedupJob.kafkaSinks(config));
         return env.execute(DedupJob.jobName(config));
     }
 
