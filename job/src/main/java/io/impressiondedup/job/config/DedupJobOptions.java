@@ -61,7 +61,8 @@ public final class DedupJobOptions {
             .enumType(StartingOffsets.class).defaultValue(StartingOffsets.COMMITTED)
             .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest.");
     public static final ConfigOption<Boolean> BOUNDED = ConfigOptions.key("bounded").booleanType().defaultValue(false)
-            .withDescription("Read up to the end offsets present at start, then finish: for backfills and tests.");
+            .withDescription("Read up to the end offsets present at the first start, then finish: for backfills and tests. A run resumed"
+                    + " from a savepoint, at any parallelism, reads up to the same end offsets and finishes too.");
 
     public static final ConfigOption<Long> CAPACITY = ConfigOptions.key("capacity").longType().noDefaultValue()
             .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
