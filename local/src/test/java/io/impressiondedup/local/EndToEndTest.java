@@ -178,8 +178,8 @@ class EndToEndTest {
         System.out.println(report.toText(FPP));
         assertThat(report.exactlyOnceViolations()).as(report.toText(FPP)).isEmpty();
         assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(dir.resolve("truth.csv"), config.dedupSettings().plan()))).isEmpty();
-        // No late records: 30,000 Avro records are read before the watermark is surely established (the generator's
-        // Javadoc), so whether one is late would depend on timing, not on the format; the first case covers lateness.
+        // No late records: without the input held until the job has a watermark, whether one is late would depend on
+        // timing, not on the format; the first case covers lateness.
         assertThat(report.deadLettersByReason()).containsKeys("malformed", "oversized", "future-timestamp");
         assertThat(Accounting.summary(result.getAllAccumulatorResults())).startsWith("input 30,000 =").endsWith("(balanced)");
         Map<String, Long> malformedErrors = new TreeMap<>();

@@ -48,9 +48,11 @@ import java.util.UUID;
  * expired and no false positive can drop one as a late duplicate), with a request id of
  * their own (no live impression shares their identity), and only appear in the second half of the
  * stream. The job judges lateness by its watermark, which
- * only exists once every source reader has emitted one: in a replay at full speed the first seconds
- * of records are processed before that, and a late record there would pass as new (safely: nothing
- * has expired yet to miss a copy in). Half the stream later the watermark is surely established. Far-future records are dated in the 23rd century or 9999, so
+ * only exists once every source reader has emitted one, and rises no faster than the slowest partition is
+ * read: a replay at full speed can process any share of the stream before that, and a late record then
+ * rightly passes as new (safely: nothing has expired yet to miss a copy in). So "late" here is late
+ * against any watermark the stream's first impressions make; a test that expects these records
+ * dead-lettered holds its input until the job's watermark exists (as {@code EndToEndTest} does). Far-future records are dated in the 23rd century or 9999, so
  * they stay future whenever the data is replayed. Malformed ones cover invalid JSON, missing or
  * mistyped fields, absurd timestamps, empty and null values, binary garbage, and oversized values.
  */

@@ -12,7 +12,9 @@ package io.impressiondedup.testdata;
  *       after its original, whose bucket lies outside the range the job checks it against: a new
  *       impression as far as the job is concerned, and expected in the output.
  *   <li>{@link #LATE}: stamped more than the allowed lateness (and retention + 2 buckets) behind the
- *       stream, with an identity of its own: dead letter with reason {@code late}.
+ *       stream, with an identity of its own: dead letter with reason {@code late} once the job has a
+ *       watermark (any impression of every partition makes one late enough); the job judges lateness
+ *       from its watermark, so before it has one the record passes as new.
  *   <li>{@link #MALFORMED}: not a valid impression (or oversized): dead letter with reason {@code
  *       malformed} or {@code oversized}.
  *   <li>{@link #FUTURE}: dated far beyond processing time: dead letter with reason {@code future-timestamp}.
