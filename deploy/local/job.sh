@@ -116,7 +116,10 @@ wait_running() {
       return
     fi
     case $(jq -r .state <<< "$state") in
-      FAILED|CANCELED|FINISHED)
+      FINISHED)
+        log "job $1 already finished (a bounded run with little left to read)"
+        return ;;
+      FAILED|CANCELED)
         die "job $1 is $(jq -r .state <<< "$state") instead of running: $(rest GET "/jobs/$1/exceptions" \
           | jq -r '."root-exception" // "no exception recorded"' | head -c 3000)" ;;
     esac
