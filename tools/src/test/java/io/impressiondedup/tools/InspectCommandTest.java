@@ -39,8 +39,7 @@ class InspectCommandTest {
 
     /** {@code plan} as a job with a fingerprint secret has it: new filters hash ad ids with the secret's key. */
     private static DedupPlan keyedAdIds(DedupPlan plan) {
-        return DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(plan.shards()).fpp(plan.fpp())
-                .timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme().withAdIdsKeyed(true)).build();
+        return plan.withFingerprintScheme(plan.fingerprintScheme().withAdIdsKeyed(true));
     }
 
     private static long start(long bucket) {
