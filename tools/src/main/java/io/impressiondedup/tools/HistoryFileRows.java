@@ -1,5 +1,6 @@
 package io.impressiondedup.tools;
 
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import java.time.Instant;
@@ -16,6 +17,8 @@ final class HistoryFileRows extends HistoryToImpressions<NumberedLine> {
     private final Instant minEventTime;
     private transient HistoryRowParser parser;
     private transient RequestIdDigester digester;
+    /** The secret read from {@link #secret}; null without one. */
+    private transient FingerprintSecret readSecret;
 
     HistoryFileRows(int shards, HistoryHorizon horizon, FingerprintSecretFile secret, Instant minEventTime) {
         super(shards, horizon);
@@ -27,7 +30,8 @@ final class HistoryFileRows extends HistoryToImpressions<NumberedLine> {
     public void open(OpenContext openContext) throws Exception {
         super.open(openContext);
         parser = new HistoryRowParser(minEventTime);
-        digester = new RequestIdDigester(secret == null ? null : secret.read());
+        readSecret = secret == null ? null : secret.read();
+        digester = new RequestIdDigester(readSecret);
     }
 
     @Override
@@ -45,6 +49,7 @@ final class HistoryFileRows extends HistoryToImpressions<NumberedLine> {
             return;
         }
         digester.digest(row.requestId());
-        emit(row.eventTime(), digester.high(), digester.low(), row.adId(), out);
+        long keyedAdIdHash = readSecret == null ? 0L : readSecret.keyedAdIdHash(row.adId());
+        emit(row.eventTime(), digester.high(), digester.low(), row.adId(), keyedAdIdHash, out);
     }
 }

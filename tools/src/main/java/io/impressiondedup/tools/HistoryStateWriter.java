@@ -52,7 +52,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
         if (shardDirectory == null) {
             shardDirectory = new BucketFilters();
         }
-        shardFilters.beginRecord(impression.digestHigh, impression.digestLow, impression.adIdHash);
+        shardFilters.beginRecord(impression.digestHigh, impression.digestLow, impression.adIdHash, impression.keyedAdIdHash);
         pageStore.beginRecord(impression.shard);
         // No watermark: nothing in a history is late, every bucket it holds is live.
         if (shardFilters.bucketHolding(shardDirectory, pageStore, impression.eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET) {

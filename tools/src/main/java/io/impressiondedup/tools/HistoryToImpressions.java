@@ -10,7 +10,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * Turns the rows or records of a history into {@link HistoryImpression}s, as the job's source and key
- * selector would (shard of the request-id digest, hash of the ad id), counting bad ones and, with a
+ * selector would (shard of the request-id digest, hashes of the ad id), counting bad ones and, with a
  * {@link HistoryHorizon}, skipping and counting those whose bucket is already dropped at {@code --as-of}.
  */
 abstract class HistoryToImpressions<IN> extends RichFlatMapFunction<IN, HistoryImpression> {
@@ -42,15 +42,19 @@ abstract class HistoryToImpressions<IN> extends RichFlatMapFunction<IN, HistoryI
         sampled = 0;
     }
 
-    /** An impression of the history, its request id digested as the job's parser digests it. */
-    protected void emit(long eventTime, long digestHigh, long digestLow, String adId, Collector<HistoryImpression> out) {
+    /**
+     * An impression of the history, its request id digested and its ad id hashed with the secret's key ({@code
+     * keyedAdIdHash}, 0 without a secret) as the job's parser does it.
+     */
+    protected void emit(long eventTime, long digestHigh, long digestLow, String adId, long keyedAdIdHash,
+            Collector<HistoryImpression> out) {
         rows.add(1L);
         if (horizon != null && horizon.expired(eventTime)) {
             expired.add(1L);
             return;
         }
         out.collect(new HistoryImpression(FingerprintScheme.shardOf(digestHigh, shards), eventTime, digestHigh, digestLow,
-                HashMixing.adIdHash(adId)));
+                HashMixing.adIdHash(adId), keyedAdIdHash));
     }
 
     /** A row that is no impression, {@code why} naming where it is. */

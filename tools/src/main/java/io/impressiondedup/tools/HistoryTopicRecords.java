@@ -22,7 +22,7 @@ final class HistoryTopicRecords extends HistoryToImpressions<ParsedRecord> {
     public void flatMap(ParsedRecord record, Collector<HistoryImpression> out) {
         if (record.isImpression()) {
             Impression impression = record.impression();
-            emit(impression.eventTime(), impression.digestHigh(), impression.digestLow(), impression.adId(), out);
+            emit(impression.eventTime(), impression.digestHigh(), impression.digestLow(), impression.adId(), impression.keyedAdIdHash(), out);
             return;
         }
         DeadLetter letter = record.deadLetter();

@@ -205,7 +205,7 @@ final class InspectCommand {
         if (request.queries()) {
             RequestIdDigester digester = new RequestIdDigester(request.secret);
             for (QueryFile.Row row : request.rows) {
-                queries.add(Query.of(queries.size(), row.requestId(), row.adId(), row.eventTime(), digester, facts.shards()));
+                queries.add(Query.of(queries.size(), row.requestId(), row.adId(), row.eventTime(), digester, request.secret, facts.shards()));
             }
             inspector = ShardInspector.queries(facts.shardKeys(), decision, queries);
         } else {

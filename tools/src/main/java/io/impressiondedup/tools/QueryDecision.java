@@ -53,7 +53,7 @@ final class QueryDecision implements java.io.Serializable {
                 filters = ShardFilters.lookupsOnly(buckets);
             }
             pages.beginRecord(query.shard());
-            filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash());
+            filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash(), query.keyedAdIdHash());
             long bucket = filters.bucketHolding(directory, pages, t, late, latenessWatermark);
             if (bucket != TimeBuckets.NO_BUCKET) {
                 return new QueryVerdict(query, QueryVerdict.DUPLICATE, bucket);

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.util.CloseableIterator;
@@ -94,7 +95,7 @@ class BootstrapCommandTest {
         try (CloseableIterator<ShardEntry> it = savepoint.shardEntries(ToolEnvironment.create(1), new HashMapStateBackend()).executeAndCollect()) {
             it.forEachRemaining(written::add);
         }
-        assertThat(contents(written)).isEqualTo(contents(expectedState(kept, secret)));
+        assertThat(contents(written)).isEqualTo(contents(expectedState(kept, secretFile)));
     }
 
     @Test
@@ -141,9 +142,11 @@ class BootstrapCommandTest {
     }
 
     /** The shard entries the operator's insert code builds from {@code rows} in their order, with the test's plan. */
-    private static Set<ShardEntry> expectedState(List<String[]> rows, FingerprintSecret secret) throws Exception {
+    private static Set<ShardEntry> expectedState(List<String[]> rows, Path secretFile) throws Exception {
         DedupPlan plan = PlanOf.args("--capacity", "2000", "--fpp", "0.000001", "--shards", String.valueOf(SHARDS),
-                "--max-parallelism", "8", "--state-backend", "hashmap");
+                "--max-parallelism", "8", "--state-backend", "hashmap", "--fingerprint-secret-file", secretFile.toString());
+        assertThat(plan.fingerprintScheme().adIdsKeyed()).as("a job with a secret creates keyed filters").isTrue();
+        FingerprintSecret secret = FingerprintSecret.read(secretFile);
         ShardFilters filters = new ShardFilters(plan);
         TimeBuckets buckets = plan.timeBuckets().copy();
         RequestIdDigester digester = new RequestIdDigester(secret);
@@ -155,7 +158,7 @@ class BootstrapCommandTest {
             int shard = FingerprintScheme.shardOf(digester.high(), SHARDS);
             BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
             MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState(new HashMap<>())));
-            filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]));
+            filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]), secret.keyedAdIdHash(row[1]));
             store.beginRecord(shard);
             if (filters.bucketHolding(directory, store, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
                 filters.insert(directory, store, buckets.bucketOf(time));
@@ -192,7 +195,9 @@ class BootstrapCommandTest {
     /** The job's plan of arguments, as the job and the command build it. */
     private static final class PlanOf {
         static DedupPlan args(String... args) {
-            return DedupJobConfig.plan(Configuration.fromMap(OptionSources.fromArguments(args, DedupJobOptions.PLAN, false)));
+            List<ConfigOption<?>> accepted = new ArrayList<>(DedupJobOptions.PLAN);
+            accepted.add(DedupJobOptions.FINGERPRINT_SECRET_FILE);
+            return DedupJobConfig.plan(Configuration.fromMap(OptionSources.fromArguments(args, accepted, false)));
         }
     }
 }

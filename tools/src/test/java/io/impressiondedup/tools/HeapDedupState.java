@@ -29,12 +29,14 @@ final class HeapDedupState {
 
     final DedupPlan plan;
     private final RequestIdDigester digester;
+    private final FingerprintSecret secret;
     final TreeMap<Integer, BucketFilters> directories = new TreeMap<>();
     final Map<Integer, Map<Long, PageGroup>> pages = new HashMap<>();
 
     HeapDedupState(DedupPlan plan, FingerprintSecret secret) {
         this.plan = plan;
         this.digester = new RequestIdDigester(secret);
+        this.secret = secret;
     }
 
     /** Inserts an impression unless its bucket's filter might already hold it; returns its shard. */
@@ -48,7 +50,7 @@ final class HeapDedupState {
             filter = plan.newBucketFilter();
             directory.put(bucket, filter);
         }
-        long adIdHash = HashMixing.adIdHash(adId);
+        long adIdHash = filter.fingerprintScheme().adIdHash(HashMixing.adIdHash(adId), secret == null ? 0L : secret.keyedAdIdHash(adId));
         long h1 = filter.fingerprintScheme().probeHash1(digester.high(), digester.low(), adIdHash);
         long h2 = filter.fingerprintScheme().probeHash2(digester.high(), digester.low(), adIdHash);
         MapStatePageGroups store = MapStatePageGroups.uncached(new HeapMapState(pages.computeIfAbsent(shard, s -> new HashMap<>())));

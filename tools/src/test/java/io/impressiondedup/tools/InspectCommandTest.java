@@ -37,6 +37,11 @@ class InspectCommandTest {
         return DedupPlan.builder().capacityPerBucket(capacity).shards(8).fpp(0.001).timeBuckets(BUCKETS).build();
     }
 
+    /** {@code plan} as a job with a fingerprint secret has it: new filters hash ad ids with the secret's key. */
+    private static DedupPlan keyedAdIds(DedupPlan plan) {
+        return plan.withFingerprintScheme(plan.fingerprintScheme().withAdIdsKeyed(true));
+    }
+
     private static long start(long bucket) {
         return BUCKETS.startOf(bucket);
     }
@@ -130,7 +135,8 @@ class InspectCommandTest {
         Path otherFile = dir.resolve("other");
         Files.writeString(otherFile, "fedcba9876543210fedcba9876543210\n");
         FingerprintSecret secret = FingerprintSecret.read(secretFile);
-        HeapDedupState state = new HeapDedupState(plan(1_000), secret);
+        // A job with a secret hashes ad ids with its key: inspect must too.
+        HeapDedupState state = new HeapDedupState(keyedAdIds(plan(1_000)), secret);
         long t = start(D) + HOUR;
         for (int i = 0; i < 50; i++) {
             state.insert("req-" + i, "ad", t);
@@ -148,7 +154,12 @@ class InspectCommandTest {
         assertThat(missing.err()).contains("written with a fingerprint secret", "--fingerprint-secret-file");
 
         // State written before check values were slow holds the secret's legacy check value: the same secret still opens it.
-        String legacy = state.write(Files.createDirectory(dir.resolve("legacy")), 8, secret.legacyCheckValue(), t);
+        // Such state is older than keyed ad ids too: its filters hash ad ids unkeyed, and inspect probes them so.
+        HeapDedupState unkeyed = new HeapDedupState(plan(1_000), secret);
+        for (int i = 0; i < 50; i++) {
+            unkeyed.insert("req-" + i, "ad", t);
+        }
+        String legacy = unkeyed.write(Files.createDirectory(dir.resolve("legacy")), 8, secret.legacyCheckValue(), t);
         List<String> legacyQuery = new java.util.ArrayList<>(query);
         legacyQuery.set(1, legacy);
         assertThat(inspect(with(legacyQuery, "--fingerprint-secret-file", secretFile.toString())).verdicts()).containsExactly("DUPLICATE " + D);

@@ -136,8 +136,9 @@ public final class DedupJobConfig implements Serializable {
     }
 
     /**
-     * The Bloom filter plan of {@code options} (the {@link DedupJobOptions#PLAN} options): the one
-     * place that turns them into a {@link DedupPlan}, for the job and the {@code plan} command alike.
+     * The Bloom filter plan of {@code options} (the {@link DedupJobOptions#PLAN} options, and whether {@code
+     * --fingerprint-secret-file} is given: new filters then hash ad ids keyed): the one place that turns them into
+     * a {@link DedupPlan}, for the job, the {@code plan} command and {@code bootstrap} alike.
      */
     public static DedupPlan plan(ReadableConfig options) {
         int shards = options.getOptional(SHARDS).orElse(options.get(MAX_PARALLELISM));
@@ -149,7 +150,9 @@ public final class DedupJobConfig implements Serializable {
                     .fpp(options.get(FPP))
                     .shards(shards)
                     .timeBuckets(buckets)
-                    .fingerprintScheme(FingerprintScheme.withKeyBits(options.get(KEY_BITS)))
+                    // With a secret, new filters hash ad ids with its key: unkeyed, crafted ad ids collide under every request.
+                    .fingerprintScheme(FingerprintScheme.withKeyBits(options.get(KEY_BITS))
+                            .withAdIdsKeyed(options.getOptional(FINGERPRINT_SECRET_FILE).isPresent()))
                     .pageBytes(options.getOptional(PAGE_BYTES).orElse(options.get(STATE_BACKEND).defaultPageBytes()))
                     .shardStateCap(options.get(SHARD_STATE_CAP))
                     .build();

@@ -7,6 +7,7 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
@@ -23,7 +24,7 @@ import java.util.function.LongSupplier;
  *   <li>an event time more than {@code --max-future-skew} ahead of processing time: future-timestamp (such a
  *       record would drag the watermark ahead and make every real record after it late);
  *   <li>otherwise the impression: the first key field digested (keyed by the secret), the rest of the key
- *       by {@link DedupKey#rest}.
+ *       by {@link DedupKey#rest}, and with a secret that rest hashed with its key ({@link FingerprintSecret#keyedAdIdHash}).
  * </ol>
  *
  * Also the dead letters every format words alike: {@link #oversized} (checked before parsing), {@link #malformed}.
@@ -37,13 +38,16 @@ public final class ImpressionAssembler {
     private final ParserSettings settings;
     private final LongSupplier clock;
     private final RequestIdDigester digester;
+    /** Null without {@code --fingerprint-secret-file}; with it, keys the ad-id hash too. */
+    private final FingerprintSecret secret;
     private final List<FieldPath> keyFields;
 
     public ImpressionAssembler(ParserSettings settings, LongSupplier clock) {
         this.settings = settings;
         this.clock = clock;
         // The secret is read here, where the reader opens on the TaskManager: the job graph holds only its file's path.
-        this.digester = new RequestIdDigester(settings.fingerprintSecretFile() == null ? null : settings.fingerprintSecretFile().read());
+        this.secret = settings.fingerprintSecretFile() == null ? null : settings.fingerprintSecretFile().read();
+        this.digester = new RequestIdDigester(secret);
         this.keyFields = settings.keyFields();
     }
 
@@ -70,7 +74,9 @@ public final class ImpressionAssembler {
                     + Instant.ofEpochMilli(now));
         }
         digester.digest(keyValues[0]);
-        return ParsedRecord.of(new Impression(keyValues[0], DedupKey.rest(keyValues), eventTime, digester.high(), digester.low(), raw));
+        String adId = DedupKey.rest(keyValues);
+        long keyedAdIdHash = secret == null ? 0L : secret.keyedAdIdHash(adId);
+        return ParsedRecord.of(new Impression(keyValues[0], adId, eventTime, digester.high(), digester.low(), keyedAdIdHash, raw));
     }
 
     /** The oversized dead letter of {@code raw} if key + value + headers exceed {@code --max-record-bytes}, else null. */

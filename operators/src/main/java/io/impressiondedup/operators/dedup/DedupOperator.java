@@ -350,7 +350,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
         BucketFilters directory = directories.get(shard);
-        shardFilters.beginRecord(impression.digestHigh(), impression.digestLow(), HashMixing.adIdHash(impression.adId()));
+        shardFilters.beginRecord(impression.digestHigh(), impression.digestLow(), HashMixing.adIdHash(impression.adId()), impression.keyedAdIdHash());
         pages.beginRecord(shard);
 
         // A late record is checked against live buckets only (TimeBuckets rule 5).

@@ -12,10 +12,18 @@ import io.impressiondedup.state.time.TimeBuckets;
  * DedupOperator} for every record and by the state tools' {@code bootstrap}, which must build exactly
  * the filters the operator would have built from the same impressions.
  *
- * <p>Per record: {@link #beginRecord} with the impression's digest and ad-id hash, then {@link
+ * <p>Per record: {@link #beginRecord} with the impression's digest and both ad-id hashes, then {@link
  * #bucketHolding} and, on a miss, {@link #insert}. Probe hashes are computed once per fingerprint
- * scheme (the filters of one job share one). The shard's key must be current in the page store. Not
- * thread-safe: one per operator or function instance.
+ * scheme (the filters of one job share one, but for those restored from before the job hashed ad ids
+ * keyed). The shard's key must be current in the page store. Not thread-safe: one per operator or
+ * function instance.
+ *
+ * <p><b>Which ad-id hash.</b> Each filter is probed with the ad-id hash its scheme was written with
+ * ({@link FingerprintScheme#adIdHash}): a job with a secret creates keyed filters and still finds what
+ * its unkeyed filters from before hold. A keyed filter always meets a record with a keyed hash: only a
+ * job with a secret creates one, and a job restored without that secret onto state written with it is
+ * refused before its first record ({@code FingerprintCheck}), so a keyed hash of 0 from a job without a
+ * secret never reaches a keyed filter.
  */
 public final class ShardFilters {
 
@@ -26,7 +34,8 @@ public final class ShardFilters {
 
     private long digestHigh;
     private long digestLow;
-    private long adIdHash;
+    private long unkeyedAdIdHash;
+    private long keyedAdIdHash;
     // Probe hashes of the current record under the last scheme asked for.
     private FingerprintScheme hashedScheme;
     private long h1;
@@ -53,11 +62,15 @@ public final class ShardFilters {
         return new ShardFilters(buckets);
     }
 
-    /** Starts a record: its request-id digest and {@code HashMixing.adIdHash} of its ad id. */
-    public void beginRecord(long digestHigh, long digestLow, long adIdHash) {
+    /**
+     * Starts a record: its request-id digest, {@code HashMixing.adIdHash} of its ad id, and {@code
+     * FingerprintSecret#keyedAdIdHash} of it (any value, e.g. 0, for a job without a secret: no filter takes it).
+     */
+    public void beginRecord(long digestHigh, long digestLow, long unkeyedAdIdHash, long keyedAdIdHash) {
         this.digestHigh = digestHigh;
         this.digestLow = digestLow;
-        this.adIdHash = adIdHash;
+        this.unkeyedAdIdHash = unkeyedAdIdHash;
+        this.keyedAdIdHash = keyedAdIdHash;
         this.hashedScheme = null;
     }
 
@@ -117,6 +130,7 @@ public final class ShardFilters {
 
     private void hash(FingerprintScheme scheme) {
         if (!scheme.equals(hashedScheme)) {
+            long adIdHash = scheme.adIdHash(unkeyedAdIdHash, keyedAdIdHash);
             h1 = scheme.probeHash1(digestHigh, digestLow, adIdHash);
             h2 = scheme.probeHash2(digestHigh, digestLow, adIdHash);
             hashedScheme = scheme;

@@ -6,6 +6,10 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 /**
  * A parsed impression: the fields dedup needs, the MD5 digest of the request id (computed once, at
  * the source, so neither the key selector nor the operator hashes again), and the original record.
+ *
+ * <p>With a fingerprint secret the source also hashes the ad id with the secret's key ({@link
+ * #keyedAdIdHash()}): the operator has no secret to do it with. Without one that field is 0 and unused,
+ * since every filter of such a job hashes ad ids unkeyed (see {@code FingerprintScheme}).
  */
 public final class Impression {
 
@@ -17,14 +21,22 @@ public final class Impression {
     private final long eventTime;
     private final long digestHigh;
     private final long digestLow;
+    private final long keyedAdIdHash;
     private final RawKafkaRecord raw;
 
+    /** An impression of a job without a fingerprint secret (no keyed ad-id hash). */
     public Impression(String requestId, String adId, long eventTime, long digestHigh, long digestLow, RawKafkaRecord raw) {
+        this(requestId, adId, eventTime, digestHigh, digestLow, 0L, raw);
+    }
+
+    public Impression(String requestId, String adId, long eventTime, long digestHigh, long digestLow, long keyedAdIdHash,
+            RawKafkaRecord raw) {
         this.requestId = Objects.requireNonNull(requestId, "requestId");
         this.adId = Objects.requireNonNull(adId, "adId");
         this.eventTime = eventTime;
         this.digestHigh = digestHigh;
         this.digestLow = digestLow;
+        this.keyedAdIdHash = keyedAdIdHash;
         this.raw = Objects.requireNonNull(raw, "raw");
     }
 
@@ -51,13 +63,18 @@ public final class Impression {
         return digestLow;
     }
 
+    /** The ad id hashed with the fingerprint secret's key ({@code FingerprintSecret#keyedAdIdHash}); 0 without a secret. */
+    public long keyedAdIdHash() {
+        return keyedAdIdHash;
+    }
+
     public RawKafkaRecord raw() {
         return raw;
     }
 
     /** This impression with another raw record (e.g. one more header). */
     public Impression withRaw(RawKafkaRecord newRaw) {
-        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, newRaw);
+        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, keyedAdIdHash, newRaw);
     }
 
     @Override
@@ -72,6 +89,7 @@ public final class Impression {
         return eventTime == that.eventTime
                 && digestHigh == that.digestHigh
                 && digestLow == that.digestLow
+                && keyedAdIdHash == that.keyedAdIdHash
                 && requestId.equals(that.requestId)
                 && adId.equals(that.adId)
                 && raw.equals(that.raw);

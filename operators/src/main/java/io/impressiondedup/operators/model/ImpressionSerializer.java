@@ -9,14 +9,18 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Serializer of {@link Impression} between operators (and of in-flight records in unaligned
- * checkpoints). Format: request id, ad id, event time, digest high and low, then the raw record
- * ({@link RawKafkaRecordFormat} of the same version).
+ * checkpoints). Format: request id, ad id, event time, digest high and low, (v3) the keyed ad-id hash,
+ * then the raw record ({@link RawKafkaRecordFormat} of the same version, v2 for v3).
  *
  * <ul>
  *   <li>v1: strings by Flink's {@code StringSerializer}, one char at a time.
  *   <li>v2: strings as UTF-8 in one piece ({@link StringWireFormat}), the topic decoded once per
- *       distinct name. A serializer restored from a v1 snapshot reads and writes v1.
+ *       distinct name.
+ *   <li>v3: v2 plus the {@code long} keyed ad-id hash after the digest.
  * </ul>
+ *
+ * A serializer restored from an older snapshot reads and writes that version; a v1 or v2 record reads
+ * with a keyed ad-id hash of 0.
  *
  * <p>Not stateless since v2: it holds a scratch buffer and the last topic name it decoded
  * ({@link RawKafkaRecordFormat}), so it is not thread-safe and {@link #duplicate()} returns a new
@@ -26,7 +30,7 @@ public final class ImpressionSerializer extends VersionedSerializer<Impression> 
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 2;
+    public static final int CURRENT_VERSION = 3;
     /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ImpressionSerializer INSTANCE = new ImpressionSerializer(CURRENT_VERSION);
 
@@ -34,7 +38,7 @@ public final class ImpressionSerializer extends VersionedSerializer<Impression> 
 
     ImpressionSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
-        this.rawFormat = new RawKafkaRecordFormat(formatVersion);
+        this.rawFormat = new RawKafkaRecordFormat(Math.min(formatVersion, RawKafkaRecordFormat.V2));
     }
 
     @Override
@@ -64,6 +68,9 @@ public final class ImpressionSerializer extends VersionedSerializer<Impression> 
         out.writeLong(impression.eventTime());
         out.writeLong(impression.digestHigh());
         out.writeLong(impression.digestLow());
+        if (formatVersion() >= 3) {
+            out.writeLong(impression.keyedAdIdHash());
+        }
         rawFormat.write(impression.raw(), out);
     }
 
@@ -74,7 +81,8 @@ public final class ImpressionSerializer extends VersionedSerializer<Impression> 
         long eventTime = in.readLong();
         long digestHigh = in.readLong();
         long digestLow = in.readLong();
-        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, rawFormat.read(in));
+        long keyedAdIdHash = formatVersion() >= 3 ? in.readLong() : 0L;
+        return new Impression(requestId, adId, eventTime, digestHigh, digestLow, keyedAdIdHash, rawFormat.read(in));
     }
 
     @Override

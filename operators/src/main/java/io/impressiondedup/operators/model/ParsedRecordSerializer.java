@@ -9,16 +9,16 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Serializer of {@link ParsedRecord}. Format: a tag byte (0 impression, 1 dead letter), then the
- * record by {@link ImpressionSerializer} or {@link DeadLetterSerializer} of the same version (v1:
- * Flink's strings, v2: UTF-8 in one piece). A serializer restored from a v1 snapshot reads and
- * writes v1. It holds its own inner serializers, which are not thread-safe, so neither is it, and
+ * record by {@link ImpressionSerializer} of the same version or {@link DeadLetterSerializer} of the
+ * same version up to 2 (v1: Flink's strings, v2: UTF-8 in one piece, v3: an impression carries its
+ * keyed ad-id hash). A serializer restored from an older snapshot reads and writes that version. It holds its own inner serializers, which are not thread-safe, so neither is it, and
  * {@link #duplicate()} returns a new instance.
  */
 public final class ParsedRecordSerializer extends VersionedSerializer<ParsedRecord> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 2;
+    public static final int CURRENT_VERSION = 3;
     /** The current format's serializer: a template, one thread at a time; {@link #duplicate()} it for another. */
     public static final ParsedRecordSerializer INSTANCE = new ParsedRecordSerializer(CURRENT_VERSION);
 
@@ -31,7 +31,7 @@ public final class ParsedRecordSerializer extends VersionedSerializer<ParsedReco
     ParsedRecordSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
         this.impressions = new ImpressionSerializer(formatVersion);
-        this.deadLetters = new DeadLetterSerializer(formatVersion);
+        this.deadLetters = new DeadLetterSerializer(Math.min(formatVersion, DeadLetterSerializer.CURRENT_VERSION));
     }
 
     @Override

@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprint.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
@@ -46,6 +48,52 @@ class DedupOperatorTest {
             assertThat(h.emittedRequestIds()).containsExactly("r1/a1");
             assertThat(h.counter(DedupMetrics.UNIQUE)).isEqualTo(1);
             assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(2);
+        }
+    }
+
+    /**
+     * Two ad ids crafted to one FNV-1a state (the pair {@code FingerprintSchemeTest} finds collide): anyone can make
+     * such a pair. Their unkeyed hashes are equal, so under every request the second is one identity with the first.
+     */
+    private static final String CRAFTED_AD_ID = "\u5fe8\u9746\ub406x";
+    private static final String COLLIDING_AD_ID = "\u6bb8\ubfe7\u5b79\u681c";
+    private static final FingerprintSecret SECRET = FingerprintSecret.of("dedup-operator-test-secret-0123456789".getBytes(
+            java.nio.charset.StandardCharsets.US_ASCII));
+
+    /** Impressions of one request with the crafted ad ids, as a source with {@link #SECRET} reads them. */
+    private static List<Object> craftedPair() {
+        assertThat(HashMixing.adIdHash(COLLIDING_AD_ID)).isEqualTo(HashMixing.adIdHash(CRAFTED_AD_ID));
+        return TestImpressions.keyedBy(SECRET, List.of(impression("r1", CRAFTED_AD_ID, T0 + HOUR), impression("r1", COLLIDING_AD_ID, T0 + HOUR)));
+    }
+
+    /** {@link #SECRET}'s settings, its filters hashing ad ids with its key or, as filters written before that, without. */
+    private static DedupSettings withSecret(boolean adIdsKeyed) {
+        DedupPlan plan = defaults().plan();
+        return DedupSettings.builder().plan(plan.withFingerprintScheme(plan.fingerprintScheme().withAdIdsKeyed(adIdsKeyed)))
+                .fingerprintCheck(SECRET.checkValue()).build();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aCraftedAdIdCannotPassForAnotherWhenAdIdsAreKeyed(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(withSecret(true), backend)) {
+            for (Object impression : craftedPair()) {
+                h.process((Impression) impression);
+            }
+            assertThat(h.emittedRequestIds()).containsExactly("r1/" + CRAFTED_AD_ID, "r1/" + COLLIDING_AD_ID);
+        }
+    }
+
+    /** The attack that keyed ad ids stop: with the unkeyed hash, a genuine impression of the second ad id is dropped. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aCraftedAdIdPassesForAnotherWhenAdIdsAreUnkeyed(Backend backend) throws Exception {
+        try (DedupHarness h = DedupHarness.open(withSecret(false), backend)) {
+            for (Object impression : craftedPair()) {
+                h.process((Impression) impression);
+            }
+            assertThat(h.emittedRequestIds()).containsExactly("r1/" + CRAFTED_AD_ID);
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(1);
         }
     }
 

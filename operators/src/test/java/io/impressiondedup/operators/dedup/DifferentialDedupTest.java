@@ -69,7 +69,10 @@ class DifferentialDedupTest {
     static Map<String, DedupSettings> variants() {
         Map<String, DedupSettings> variants = new java.util.LinkedHashMap<>();
         variants.put("defaults", settings(TimeBuckets.defaults(), 100_000, 0.001, LatePolicy.DEAD_LETTER));
-        variants.put("keyed", DedupSettings.builder().plan(variants.get("defaults").plan()).fingerprintCheck(SECRET.checkValue()).build());
+        // As a job with a secret has it: digests keyed, and new filters hash ad ids with the secret's key.
+        DedupPlan defaults = variants.get("defaults").plan();
+        variants.put("keyed", DedupSettings.builder().plan(defaults.withFingerprintScheme(defaults.fingerprintScheme().withAdIdsKeyed(true)))
+                .fingerprintCheck(SECRET.checkValue()).build());
         variants.put("over-plan", DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(OVER_PLAN_CAPACITY).shards(1)
                 .fpp(0.1).build()).latePolicy(LatePolicy.DEAD_LETTER).build());
         variants.put("hour-buckets-no-lateness", settings(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.File;
 import java.nio.file.Path;
@@ -13,6 +14,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
@@ -98,6 +101,56 @@ class GoldenSavepointTest {
             feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
             assertDecidedAsTheExactReference(h);
         }
+    }
+
+    /**
+     * The upgrade to keyed ad ids: the v3 filters hash ad ids unkeyed and keep doing so (every copy of an impression
+     * before the cut is still found, as the exact reference says), while the buckets created after the restore are keyed.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void restoredFiltersKeepTheUnkeyedAdIdHashAndNewBucketsAreKeyed(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v3", backend));
+        DedupSettings settings = GoldenStream.settings(GoldenStream.SECRET.checkValue());
+        assertThat(settings.plan().fingerprintScheme().adIdsKeyed()).isTrue();
+        try (DedupHarness h = DedupHarness.open(settings, backend, 1, 0, savepoint)) {
+            Set<Integer> shardKeys = new TreeSet<>();
+            for (List<Object> events : List.of(GoldenStream.BEFORE, GoldenStream.AFTER)) {
+                events.stream().filter(Impression.class::isInstance).forEach(e -> shardKeys.add(h.shardKeyOf((Impression) e)));
+            }
+            Map<Integer, Set<Long>> restoredBuckets = new java.util.HashMap<>();
+            for (int shardKey : shardKeys) {
+                restoredBuckets.put(shardKey, buckets(h.storedDirectory(shardKey)));
+            }
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+            savepointOf(h); // flushes the directories to state
+            int unkeyed = 0;
+            int keyed = 0;
+            for (int shardKey : shardKeys) {
+                BucketFilters directory = h.storedDirectory(shardKey);
+                for (int i = 0; directory != null && i < directory.size(); i++) {
+                    boolean restored = restoredBuckets.get(shardKey).contains(directory.bucketAt(i));
+                    assertThat(directory.filterAt(i).fingerprintScheme().adIdsKeyed())
+                            .as("shard key %s bucket %s, restored: %s", shardKey, directory.bucketAt(i), restored).isEqualTo(!restored);
+                    if (restored) {
+                        unkeyed++;
+                    } else {
+                        keyed++;
+                    }
+                }
+            }
+            assertThat(unkeyed).as("restored buckets still live").isPositive();
+            assertThat(keyed).as("buckets created after the restore").isPositive();
+        }
+    }
+
+    private static Set<Long> buckets(BucketFilters directory) {
+        Set<Long> buckets = new TreeSet<>();
+        for (int i = 0; directory != null && i < directory.size(); i++) {
+            buckets.add(directory.bucketAt(i));
+        }
+        return buckets;
     }
 
     /** Under another key every impression has another identity: copies of the stored ones would pass, so the restore fails. */

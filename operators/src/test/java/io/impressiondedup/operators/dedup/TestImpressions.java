@@ -32,8 +32,8 @@ final class TestImpressions {
     }
 
     /**
-     * {@code events} (impressions and watermarks) with every impression's digest computed under {@code
-     * secret}, as a source run with {@code --fingerprint-secret-file} computes it; all else unchanged.
+     * {@code events} (impressions and watermarks) with every impression's digest and keyed ad-id hash computed
+     * under {@code secret}, as a source run with {@code --fingerprint-secret-file} computes them; all else unchanged.
      */
     static List<Object> keyedBy(FingerprintSecret secret, List<Object> events) {
         RequestIdDigester digester = new RequestIdDigester(secret);
@@ -42,7 +42,8 @@ final class TestImpressions {
             if (event instanceof Impression) {
                 Impression i = (Impression) event;
                 digester.digest(i.requestId());
-                keyed.add(new Impression(i.requestId(), i.adId(), i.eventTime(), digester.high(), digester.low(), i.raw()));
+                keyed.add(new Impression(i.requestId(), i.adId(), i.eventTime(), digester.high(), digester.low(),
+                        secret.keyedAdIdHash(i.adId()), i.raw()));
             } else {
                 keyed.add(event);
             }

@@ -39,6 +39,19 @@ class RecordSerializersTest {
         assertThat(read.raw().headerValue(1)).isEmpty();
     }
 
+    /** The keyed ad-id hash crosses the network from the source to dedup, alone or inside the parsed union; v2 had none. */
+    @Test
+    void theKeyedAdIdHashRoundTripsInTheCurrentFormatAndReadsAsZeroFromV2() throws IOException {
+        Impression impression = new Impression("r", "a", 1, 2, 3, 0x0123456789ABCDEFL, raw(null, new byte[] {1}, null, null));
+
+        assertThat(roundTrip(ImpressionSerializer.INSTANCE.duplicate(), impression).keyedAdIdHash()).isEqualTo(0x0123456789ABCDEFL);
+        assertThat(roundTrip(ParsedRecordSerializer.INSTANCE.duplicate(), ParsedRecord.of(impression)).impression().keyedAdIdHash())
+                .isEqualTo(0x0123456789ABCDEFL);
+        Impression v2 = roundTrip(new ImpressionSerializer(2), impression);
+        assertThat(v2.keyedAdIdHash()).isZero();
+        assertThat(v2).isEqualTo(new Impression("r", "a", 1, 2, 3, impression.raw()));
+    }
+
     @Test
     void aTombstoneWithoutKeyOrHeadersRoundTrips() throws IOException {
         DeadLetter deadLetter = new DeadLetter(raw(null, null, null, null), DeadLetterReason.MALFORMED, "empty value");

@@ -108,11 +108,11 @@ class WireFormatV1CompatibilityTest {
     }
 
     @Test
-    void aV1SnapshotIsCompatibleAfterMigrationToV2() throws IOException {
+    void aV1SnapshotIsCompatibleAfterMigrationToTheCurrentFormat() throws IOException {
         ImpressionSerializer.Snapshot old = new ImpressionSerializer.Snapshot();
         restoredFromV1(old);
 
-        assertThat(ImpressionSerializer.INSTANCE.formatVersion()).isEqualTo(2);
+        assertThat(ImpressionSerializer.INSTANCE.formatVersion()).isEqualTo(ImpressionSerializer.CURRENT_VERSION);
         assertThat(ImpressionSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(old).isCompatibleAfterMigration())
                 .isTrue();
     }

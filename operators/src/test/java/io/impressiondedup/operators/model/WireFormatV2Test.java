@@ -115,8 +115,8 @@ class WireFormatV2Test {
     void readRefusesANullTopicAndATruncatedRecord() throws IOException {
         byte[] good = bytes(ImpressionSerializer.INSTANCE, impression("topic", "r", "a", null, null));
         byte[] nullTopic = good.clone();
-        // request id "r" (4 + 1), ad id "a" (4 + 1), three longs (24): then the topic's length
-        int topicAt = 5 + 5 + 24;
+        // request id "r" (4 + 1), ad id "a" (4 + 1), four longs (32, the keyed ad-id hash the fourth): then the topic's length
+        int topicAt = 5 + 5 + 32;
         assertThat(new String(nullTopic, topicAt + 4, 5, UTF_8)).isEqualTo("topic");
         nullTopic[topicAt] = nullTopic[topicAt + 1] = nullTopic[topicAt + 2] = nullTopic[topicAt + 3] = -1;
 

@@ -28,7 +28,14 @@ import java.util.Objects;
  * the same form: if shard and block were both "digest mod something", every shard would only ever
  * use the blocks congruent to it.
  *
- * <p><b>Binary format:</b> {@code keyBits} and {@code seed} are stored with every filter, and the
+ * <p><b>Ad-id hash.</b> The ad id enters {@code h1} and {@code h2} as a 64-bit hash: with {@link
+ * #adIdsKeyed()} the SipHash of it keyed by the fingerprint secret ({@link FingerprintSecret#keyedAdIdHash}),
+ * else the public {@link HashMixing#adIdHash}, whose collisions anyone can craft (two such ad ids are one
+ * identity under every request id). A job with a secret creates keyed filters; a filter keeps the flag it
+ * was written with, so filters written unkeyed before a job had this flag are still probed with the unkeyed
+ * hash until their bucket expires. {@link #adIdHash} picks the one a filter needs.
+ *
+ * <p><b>Binary format:</b> {@code keyBits}, {@code seed} and the ad-id flag are stored with every filter, and the
  * formulas below decide which bits are set. Never change them without a new filter format version.
  */
 public final class FingerprintScheme implements java.io.Serializable {
@@ -45,10 +52,17 @@ public final class FingerprintScheme implements java.io.Serializable {
 
     private final int keyBits;
     private final long seed;
+    private final boolean adIdsKeyed;
     private final long highMask;
     private final long lowMask;
 
+    /** A scheme whose ad ids are hashed unkeyed ({@link HashMixing#adIdHash}). */
     public FingerprintScheme(int keyBits, long seed) {
+        this(keyBits, seed, false);
+    }
+
+    /** A scheme whose ad ids are hashed with the secret's key iff {@code adIdsKeyed}. */
+    public FingerprintScheme(int keyBits, long seed, boolean adIdsKeyed) {
         checkArgument(
                 keyBits >= MIN_KEY_BITS && keyBits <= MAX_KEY_BITS,
                 "keyBits must be in [%s, %s] (the shard uses the first 32 bits), but was %s",
@@ -57,6 +71,7 @@ public final class FingerprintScheme implements java.io.Serializable {
                 keyBits);
         this.keyBits = keyBits;
         this.seed = seed;
+        this.adIdsKeyed = adIdsKeyed;
         this.highMask = keyBits >= 64 ? -1L : -1L << (64 - keyBits);
         this.lowMask = keyBits <= 64 ? 0L : keyBits == 128 ? -1L : -1L << (128 - keyBits);
     }
@@ -71,6 +86,24 @@ public final class FingerprintScheme implements java.io.Serializable {
 
     public long seed() {
         return seed;
+    }
+
+    /** Whether ad ids are hashed with the fingerprint secret's key ({@link FingerprintSecret#keyedAdIdHash}). */
+    public boolean adIdsKeyed() {
+        return adIdsKeyed;
+    }
+
+    /** This scheme with ad ids hashed keyed iff {@code keyed}. */
+    public FingerprintScheme withAdIdsKeyed(boolean keyed) {
+        return keyed == adIdsKeyed ? this : new FingerprintScheme(keyBits, seed, keyed);
+    }
+
+    /**
+     * Of a record's two ad-id hashes, the one this scheme's probe hashes take: {@code keyed} ({@link
+     * FingerprintSecret#keyedAdIdHash}) if {@link #adIdsKeyed()}, else {@code unkeyed} ({@link HashMixing#adIdHash}).
+     */
+    public long adIdHash(long unkeyed, long keyed) {
+        return adIdsKeyed ? keyed : unkeyed;
     }
 
     /** Leading bits 0..63 of the truncated digest; bits beyond {@code keyBits} are zero. */
@@ -119,16 +152,16 @@ public final class FingerprintScheme implements java.io.Serializable {
             return false;
         }
         FingerprintScheme that = (FingerprintScheme) o;
-        return keyBits == that.keyBits && seed == that.seed;
+        return keyBits == that.keyBits && seed == that.seed && adIdsKeyed == that.adIdsKeyed;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyBits, seed);
+        return Objects.hash(keyBits, seed, adIdsKeyed);
     }
 
     @Override
     public String toString() {
-        return "FingerprintScheme{keyBits=" + keyBits + ", seed=0x" + Long.toHexString(seed) + '}';
+        return "FingerprintScheme{keyBits=" + keyBits + ", seed=0x" + Long.toHexString(seed) + ", adIdsKeyed=" + adIdsKeyed + '}';
     }
 }

@@ -63,6 +63,13 @@ import java.util.Arrays;
  * once where the file is read (the client, and each source task where it opens), never per record.
  * The secret itself is never logged, printed or kept in state.
  *
+ * <p><b>Ad-id key.</b> The ad id enters an impression's identity through a 64-bit hash; unkeyed ({@link
+ * HashMixing#adIdHash}) anyone can craft two ad ids with one hash, which are then one identity under every request
+ * id. With a secret the ad id is hashed by SipHash-2-4 ({@link HashMixing#keyedAdIdHash}) under a 128-bit key of its
+ * own: the first 16 bytes of SHA-256("impression-dedup ad-id key" || 0x00 || K0), read as two little-endian longs
+ * (SipHash's own reading of a 16-byte key). A label of its own keeps it independent of the digest key and of the
+ * check value. Derived here, once, with the key block; like the secret it is never logged or kept in state.
+ *
  * <p><b>Not serializable</b>, on purpose: a job graph carries {@link FingerprintSecretFile} (the path and the check
  * value) and each task reads the secret where it opens, so the secret and its key block never reach a serialized job
  * graph or the JobManager's HA store.
@@ -77,6 +84,7 @@ public final class FingerprintSecret {
     /** MD5's block size: the key block fills exactly one. */
     static final int BLOCK_BYTES = 64;
     private static final byte IPAD = 0x36;
+    private static final byte[] AD_ID_KEY_LABEL = "impression-dedup ad-id key".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHECK_LABEL = "impression-dedup fingerprint check".getBytes(StandardCharsets.US_ASCII);
     /** PBKDF2's salt for the check value: fixed per format, see the class comment for why not random. */
     private static final byte[] SLOW_CHECK_LABEL = "impression-dedup fingerprint check v2".getBytes(StandardCharsets.US_ASCII);
@@ -86,6 +94,9 @@ public final class FingerprintSecret {
     /** {@code K0 xor ipad}: what the digester absorbs before every request id. */
     private final byte[] innerKeyBlock;
     private final long legacyCheckValue;
+    /** The SipHash key of ad ids (see the class comment). */
+    private final long adIdKey0;
+    private final long adIdKey1;
     /** {@link #checkValueOfLegacy} of {@link #legacyCheckValue}, derived on first use (it is slow); 0 until then. */
     private long checkValue;
 
@@ -96,6 +107,10 @@ public final class FingerprintSecret {
             innerKeyBlock[i] = (byte) (k0[i] ^ IPAD);
         }
         this.legacyCheckValue = checkValueOfKeyBlock(k0);
+        byte[] adIdKey = labelledSha256(AD_ID_KEY_LABEL, k0);
+        this.adIdKey0 = littleEndianLong(adIdKey, 0);
+        this.adIdKey1 = littleEndianLong(adIdKey, 8);
+        Arrays.fill(adIdKey, (byte) 0);
         Arrays.fill(k0, (byte) 0);
     }
 
@@ -204,6 +219,14 @@ public final class FingerprintSecret {
         }
     }
 
+    /**
+     * The hash of {@code adId} keyed by this secret ({@link HashMixing#keyedAdIdHash} under the ad-id key): what an
+     * impression's identity holds of its ad id when the job has a secret.
+     */
+    public long keyedAdIdHash(CharSequence adId) {
+        return HashMixing.keyedAdIdHash(adIdKey0, adIdKey1, adId);
+    }
+
     /** The block absorbed before each request id; for {@link RequestIdDigester} only. */
     byte[] innerKeyBlock() {
         return innerKeyBlock;
@@ -215,12 +238,25 @@ public final class FingerprintSecret {
     }
 
     private static long checkValueOfKeyBlock(byte[] k0) {
-        byte[] input = new byte[CHECK_LABEL.length + 1 + k0.length];
-        System.arraycopy(CHECK_LABEL, 0, input, 0, CHECK_LABEL.length);
-        System.arraycopy(k0, 0, input, CHECK_LABEL.length + 1, k0.length);
+        return firstLongNonZero(labelledSha256(CHECK_LABEL, k0));
+    }
+
+    /** SHA-256(label || 0x00 || k0): a value derived from the key block for one purpose, named by its label. */
+    private static byte[] labelledSha256(byte[] label, byte[] k0) {
+        byte[] input = new byte[label.length + 1 + k0.length];
+        System.arraycopy(label, 0, input, 0, label.length);
+        System.arraycopy(k0, 0, input, label.length + 1, k0.length);
         byte[] sha = digest("SHA-256", input);
         Arrays.fill(input, (byte) 0);
-        return firstLongNonZero(sha);
+        return sha;
+    }
+
+    private static long littleEndianLong(byte[] bytes, int from) {
+        long value = 0;
+        for (int i = 7; i >= 0; i--) {
+            value = (value << 8) | (bytes[from + i] & 0xFFL);
+        }
+        return value;
     }
 
     private static long firstLongNonZero(byte[] bytes) {

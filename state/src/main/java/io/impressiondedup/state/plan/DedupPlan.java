@@ -85,6 +85,12 @@ public final class DedupPlan implements Serializable {
         return new Builder();
     }
 
+    /** This plan with new filters of {@code scheme} (e.g. ad ids keyed once a secret is configured); all else the same. */
+    public DedupPlan withFingerprintScheme(FingerprintScheme scheme) {
+        return builder().capacityPerBucket(capacityPerBucket).fpp(fpp).shards(shards).timeBuckets(timeBuckets)
+                .fingerprintScheme(scheme).pageBytes(pageBytes()).shardStateCap(shardStateCap).build();
+    }
+
     /** A new, empty filter for one shard's bucket. */
     public ScalableBloomFilter newBucketFilter() {
         return ScalableBloomFilter.create(fingerprintScheme, capacityPerShard(), bucketFpp(), blocksPerPage);

@@ -9,14 +9,15 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of a shard's bucket directory.
  *
- * <p><b>Format v1:</b> {@code int} bucket count, then per bucket in ascending order its {@code long}
- * id and its filter in {@link ScalableBloomFilterSerializer}'s format.
+ * <p><b>Format v1 and v2:</b> {@code int} bucket count, then per bucket in ascending order its {@code long}
+ * id and its filter in {@link ScalableBloomFilterSerializer}'s format of the same version (v2 adds the
+ * filter's ad-id hash flag).
  */
 public final class BucketFiltersSerializer extends VersionedSerializer<BucketFilters> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
     public static final BucketFiltersSerializer INSTANCE = new BucketFiltersSerializer(CURRENT_VERSION);
 
     /** More live buckets than this is corruption: even 1-minute buckets with a day of retention stay below. */

@@ -14,13 +14,14 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of a filter's metadata: what its bits mean and how full it is.
  *
- * <p><b>Format v1</b>, written with every filter so that bits can always be read back the way they
+ * <p><b>Format v2</b>, written with every filter so that bits can always be read back the way they
  * were written, even after the job's defaults change:
  *
  * <pre>
- *   byte    format version (1)
+ *   byte    format version (2)
  *   int     key bits                   } the fingerprint scheme: which identity the bits encode
  *   long    hash seed                  }
+ *   byte    ad-id hash                 } 0: unkeyed FNV-1a, 1: SipHash keyed by the secret
  *   long    initial capacity n0        } the design the layers were sized from
  *   double  target FPP p               }
  *   int     blocks per page
@@ -31,15 +32,21 @@ import org.apache.flink.core.memory.DataOutputView;
  *     double  fpp
  *     long    inserted
  * </pre>
+ *
+ * <p><b>Format v1</b> is v2 without the ad-id byte: its filters read as unkeyed (the only ad-id hash there
+ * was). A serializer of version 1 reads and writes v1, and refuses to write a keyed filter, which v1 cannot
+ * say; Flink uses it only to read state it then rewrites in the current format.
  */
 public final class ScalableBloomFilterSerializer extends VersionedSerializer<ScalableBloomFilter> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
     public static final ScalableBloomFilterSerializer INSTANCE = new ScalableBloomFilterSerializer(CURRENT_VERSION);
 
     private static final int MAX_LAYERS = 255;
+    private static final int AD_IDS_UNKEYED = 0;
+    private static final int AD_IDS_KEYED = 1;
 
     ScalableBloomFilterSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
@@ -57,9 +64,15 @@ public final class ScalableBloomFilterSerializer extends VersionedSerializer<Sca
 
     @Override
     public void serialize(ScalableBloomFilter filter, DataOutputView target) throws IOException {
-        target.writeByte(CURRENT_VERSION);
-        target.writeInt(filter.fingerprintScheme().keyBits());
-        target.writeLong(filter.fingerprintScheme().seed());
+        FingerprintScheme scheme = filter.fingerprintScheme();
+        target.writeByte(formatVersion());
+        target.writeInt(scheme.keyBits());
+        target.writeLong(scheme.seed());
+        if (formatVersion() >= 2) {
+            target.writeByte(scheme.adIdsKeyed() ? AD_IDS_KEYED : AD_IDS_UNKEYED);
+        } else if (scheme.adIdsKeyed()) {
+            throw new IOException("Format v1 cannot hold a filter whose ad ids are keyed: " + scheme);
+        }
         target.writeLong(filter.initialCapacity());
         target.writeDouble(filter.targetFpp());
         target.writeInt(filter.blocksPerPage());
@@ -82,7 +95,17 @@ public final class ScalableBloomFilterSerializer extends VersionedSerializer<Sca
                     + formatVersion());
         }
         try {
-            FingerprintScheme scheme = new FingerprintScheme(source.readInt(), source.readLong());
+            int keyBits = source.readInt();
+            long seed = source.readLong();
+            boolean adIdsKeyed = false;
+            if (version >= 2) {
+                int adIdHash = source.readUnsignedByte();
+                if (adIdHash != AD_IDS_UNKEYED && adIdHash != AD_IDS_KEYED) {
+                    throw new IOException("Corrupt Bloom filter: ad-id hash " + adIdHash + " (0 unkeyed, 1 keyed)");
+                }
+                adIdsKeyed = adIdHash == AD_IDS_KEYED;
+            }
+            FingerprintScheme scheme = new FingerprintScheme(keyBits, seed, adIdsKeyed);
             long initialCapacity = source.readLong();
             double targetFpp = source.readDouble();
             int blocksPerPage = source.readInt();
@@ -103,9 +126,9 @@ public final class ScalableBloomFilterSerializer extends VersionedSerializer<Sca
         }
     }
 
-    /** Size in bytes of one serialized filter with {@code layers} layers (for state-size estimates). */
+    /** Size in bytes of one serialized filter (current format) with {@code layers} layers (for state-size estimates). */
     public static int serializedSize(int layers) {
-        return 1 + 4 + 8 + 8 + 8 + 4 + 4 + layers * (4 + 4 + 8 + 8 + 8);
+        return 1 + 4 + 8 + 1 + 8 + 8 + 4 + 4 + layers * (4 + 4 + 8 + 8 + 8);
     }
 
     @Override

@@ -12,6 +12,46 @@ class FingerprintSchemeTest {
     private final FingerprintScheme scheme = FingerprintScheme.withKeyBits(64);
     private final RequestIdDigester digester = new RequestIdDigester();
 
+    /**
+     * Two ad ids of one FNV-1a-64 state, found by a birthday search over the leading 48 bits of the state after
+     * three random code units (2^26 tries, seconds): the last unit of the second then cancels the low 16 bits. So
+     * anyone can make such pairs; their unkeyed hashes are equal, whatever the request.
+     */
+    static final String CRAFTED_AD_ID = "\u5fe8\u9746\ub406x";
+    static final String COLLIDING_AD_ID = "\u6bb8\ubfe7\u5b79\u681c";
+
+    @Test
+    void craftedAdIdsAreOneIdentityUnkeyedButTwoKeyedBySecret() {
+        FingerprintSecret secret = FingerprintSecret.of("0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertThat(HashMixing.adIdHash(COLLIDING_AD_ID)).as("the crafted pair collides unkeyed")
+                .isEqualTo(HashMixing.adIdHash(CRAFTED_AD_ID));
+        assertThat(secret.keyedAdIdHash(COLLIDING_AD_ID)).isNotEqualTo(secret.keyedAdIdHash(CRAFTED_AD_ID));
+
+        FingerprintScheme unkeyed = FingerprintScheme.withKeyBits(64);
+        FingerprintScheme keyed = unkeyed.withAdIdsKeyed(true);
+        for (String requestId : new String[] {"r-1", "r-2", UUID.randomUUID().toString()}) {
+            assertThat(hashes(unkeyed, secret, requestId, COLLIDING_AD_ID)).as("unkeyed, request %s", requestId)
+                    .isEqualTo(hashes(unkeyed, secret, requestId, CRAFTED_AD_ID));
+            long[] a = hashes(keyed, secret, requestId, CRAFTED_AD_ID);
+            long[] b = hashes(keyed, secret, requestId, COLLIDING_AD_ID);
+            assertThat(a[0]).as("keyed h1, request %s", requestId).isNotEqualTo(b[0]);
+            assertThat(a[1]).as("keyed h2, request %s", requestId).isNotEqualTo(b[1]);
+        }
+    }
+
+    @Test
+    void theAdIdFlagPicksTheHashAndIsPartOfTheScheme() {
+        FingerprintScheme keyed = scheme.withAdIdsKeyed(true);
+        assertThat(scheme.adIdsKeyed()).isFalse();
+        assertThat(keyed.adIdsKeyed()).isTrue();
+        assertThat(scheme.adIdHash(1, 2)).isEqualTo(1);
+        assertThat(keyed.adIdHash(1, 2)).isEqualTo(2);
+        assertThat(keyed).isNotEqualTo(scheme).isEqualTo(new FingerprintScheme(64, FingerprintScheme.DEFAULT_SEED, true));
+        assertThat(keyed.hashCode()).isNotEqualTo(scheme.hashCode());
+        assertThat(keyed.toString()).contains("adIdsKeyed=true");
+        assertThat(keyed.withAdIdsKeyed(false)).isEqualTo(scheme);
+    }
+
     @Test
     void sameRequestAndAdGiveSameProbeHashes() {
         assertThat(hashes(scheme, "r-1", "ad-7")).isEqualTo(hashes(scheme, "r-1", "ad-7"));
@@ -93,6 +133,15 @@ class FingerprintSchemeTest {
             counts[FingerprintScheme.shardOf(digester.high(), shards)]++;
         }
         assertThat(chiSquare(counts, perShard)).isLessThan(chiSquareCritical999(shards - 1));
+    }
+
+    /** The probe hashes of an impression as the job with {@code secret} computes them for a filter of scheme {@code s}. */
+    private static long[] hashes(FingerprintScheme s, FingerprintSecret secret, String requestId, String adId) {
+        RequestIdDigester keyedDigester = new RequestIdDigester(secret);
+        keyedDigester.digest(requestId);
+        long adIdHash = s.adIdHash(HashMixing.adIdHash(adId), secret.keyedAdIdHash(adId));
+        return new long[] {s.probeHash1(keyedDigester.high(), keyedDigester.low(), adIdHash),
+                s.probeHash2(keyedDigester.high(), keyedDigester.low(), adIdHash)};
     }
 
     private long[] hashes(FingerprintScheme s, String requestId, String adId) {

@@ -52,6 +52,25 @@ class FingerprintSecretTest {
     }
 
     @Test
+    void theAdIdKeyIsSipHashKeyedByTheLabelledSha256OfTheKeyBlock() throws Exception {
+        byte[] raw = HEX.getBytes(StandardCharsets.US_ASCII);
+        FingerprintSecret secret = FingerprintSecret.of(raw);
+        // SHA-256("impression-dedup ad-id key" || 0x00 || K0), K0 the secret zero-padded to 64 bytes; first 16 bytes, little-endian.
+        java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+        input.write("impression-dedup ad-id key".getBytes(StandardCharsets.US_ASCII));
+        input.write(0);
+        input.write(java.util.Arrays.copyOf(raw, 64));
+        java.nio.ByteBuffer key = java.nio.ByteBuffer.wrap(java.security.MessageDigest.getInstance("SHA-256").digest(input.toByteArray()))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long k0 = key.getLong();
+        long k1 = key.getLong();
+
+        assertThat(secret.keyedAdIdHash("ad-7")).isEqualTo(HashMixing.keyedAdIdHash(k0, k1, "ad-7"));
+        FingerprintSecret other = FingerprintSecret.of(HEX.replace('9', '8').getBytes(StandardCharsets.US_ASCII));
+        assertThat(other.keyedAdIdHash("ad-7")).isNotEqualTo(secret.keyedAdIdHash("ad-7"));
+    }
+
+    @Test
     void itsTextShowsTheCheckValueNeverTheSecret() {
         FingerprintSecret secret = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
         assertThat(secret.toString()).doesNotContain(HEX.substring(0, 8)).contains(FingerprintSecret.describeCheckValue(secret.checkValue()));

@@ -33,14 +33,15 @@ class GoldenFormatV1Test {
     }
 
     @Test
-    void theCommittedSnapshotsAreVersionOneAndCompatibleAsIs() throws Exception {
+    void theCommittedSnapshotsAreVersionOneTheDirectoryMigratesAndThePagesAreCompatibleAsIs() throws Exception {
         GoldenFixture.Read read = GoldenFixture.read(committedFixture());
 
         assertThat(((VersionedSerializerSnapshot<?>) read.directorySnapshot).readVersion()).isEqualTo(1);
         assertThat(((VersionedSerializerSnapshot<?>) read.pageSnapshot).readVersion()).isEqualTo(1);
+        // Directory format 2 adds the filters' ad-id flag: Flink reads v1 with the v1 serializer and rewrites it.
         assertThat(BucketFiltersSerializer.INSTANCE.snapshotConfiguration()
                         .resolveSchemaCompatibility(read.directorySnapshot)
-                        .isCompatibleAsIs())
+                        .isCompatibleAfterMigration())
                 .isTrue();
         assertThat(PageGroupSerializer.INSTANCE.snapshotConfiguration()
                         .resolveSchemaCompatibility(read.pageSnapshot)
@@ -55,6 +56,7 @@ class GoldenFormatV1Test {
         assertThat(directory.size()).isEqualTo(2);
         ScalableBloomFilter first = directory.get(GoldenFixture.FIRST_BUCKET);
         assertThat(first.fingerprintScheme()).isEqualTo(GoldenFixture.SCHEME);
+        assertThat(first.fingerprintScheme().adIdsKeyed()).as("format v1 knew only unkeyed ad ids").isFalse();
         assertThat(first.initialCapacity()).isEqualTo(300);
         assertThat(first.targetFpp()).isEqualTo(0.01);
         assertThat(first.blocksPerPage()).isEqualTo(2);

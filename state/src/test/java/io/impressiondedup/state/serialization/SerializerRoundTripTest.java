@@ -68,6 +68,59 @@ class SerializerRoundTripTest {
     }
 
     @Test
+    void theAdIdFlagRoundTripsInTheCurrentFormat() throws IOException {
+        ScalableBloomFilter keyed = ScalableBloomFilter.create(new FingerprintScheme(64, 5, true), 10, 0.01, 1);
+        ScalableBloomFilter unkeyed = ScalableBloomFilter.create(new FingerprintScheme(64, 5, false), 10, 0.01, 1);
+
+        assertThat(roundTrip(ScalableBloomFilterSerializer.INSTANCE, keyed).fingerprintScheme().adIdsKeyed()).isTrue();
+        assertThat(roundTrip(ScalableBloomFilterSerializer.INSTANCE, unkeyed).fingerprintScheme().adIdsKeyed()).isFalse();
+        assertThat(bytes(ScalableBloomFilterSerializer.INSTANCE, keyed)[0]).as("format version byte").isEqualTo((byte) 2);
+    }
+
+    @Test
+    void formatV1ReadsAsUnkeyedAndAVersionOneSerializerWritesItByteForByte() throws IOException {
+        ScalableBloomFilter filter = grownFilter();
+        byte[] v2 = bytes(ScalableBloomFilterSerializer.INSTANCE, filter);
+        // v1 is v2 without the ad-id byte after the seed (version byte, int key bits, long seed).
+        byte[] v1 = new byte[v2.length - 1];
+        System.arraycopy(v2, 0, v1, 0, 13);
+        System.arraycopy(v2, 14, v1, 13, v2.length - 14);
+        v1[0] = 1;
+        ScalableBloomFilterSerializer versionOne = new ScalableBloomFilterSerializer(1);
+
+        ScalableBloomFilter read = versionOne.deserialize(new DataInputDeserializer(v1));
+        assertThat(read).isEqualTo(filter);
+        assertThat(read.fingerprintScheme().adIdsKeyed()).isFalse();
+        assertThat(bytes(versionOne, read)).isEqualTo(v1);
+        assertThatThrownBy(() -> ScalableBloomFilterSerializer.INSTANCE.deserialize(new DataInputDeserializer(v1)))
+                .hasMessageContaining("format 1");
+        ScalableBloomFilter keyed = ScalableBloomFilter.create(new FingerprintScheme(64, 5, true), 10, 0.01, 1);
+        assertThatThrownBy(() -> bytes(versionOne, keyed)).isInstanceOf(IOException.class).hasMessageContaining("v1 cannot hold");
+    }
+
+    @Test
+    void anUnknownAdIdHashIsRejectedAsCorrupt() throws IOException {
+        byte[] bytes = bytes(ScalableBloomFilterSerializer.INSTANCE, grownFilter());
+        bytes[13] = 2;
+        assertThatThrownBy(() -> ScalableBloomFilterSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
+                .isInstanceOf(IOException.class).hasMessageContaining("ad-id hash 2");
+    }
+
+    @Test
+    void aVersionOneDirectorySnapshotMigratesAndItsSerializerReadsV1Filters() throws IOException {
+        BucketFiltersSerializer.Snapshot old = new BucketFiltersSerializer.Snapshot();
+        old.readSnapshot(1, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+
+        assertThat(old.restoreSerializer()).isEqualTo(new BucketFiltersSerializer(1));
+        assertThat(BucketFiltersSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(old).isCompatibleAfterMigration())
+                .isTrue();
+        BucketFilters directory = new BucketFilters();
+        directory.put(7, grownFilter());
+        assertThat(roundTrip(old.restoreSerializer(), directory)).isEqualTo(directory);
+        assertThat(bytes(old.restoreSerializer(), directory).length + 1).isEqualTo(bytes(BucketFiltersSerializer.INSTANCE, directory).length);
+    }
+
+    @Test
     void aDirectoryRoundTripsInBucketOrder() throws IOException {
         BucketFilters directory = new BucketFilters();
         directory.put(20_001, grownFilter());
@@ -123,6 +176,10 @@ class SerializerRoundTripTest {
         assertThatThrownBy(() -> snapshot.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader()))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 2");
+        ScalableBloomFilterSerializer.Snapshot filters = new ScalableBloomFilterSerializer.Snapshot();
+        assertThatThrownBy(() -> filters.readSnapshot(3, new DataInputDeserializer(new byte[0]), getClass().getClassLoader()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("version 3");
     }
 
     @Test
@@ -131,6 +188,12 @@ class SerializerRoundTripTest {
         TypeSerializerSnapshot<PageGroup> other = (TypeSerializerSnapshot) new ScalableBloomFilterSerializer.Snapshot();
         assertThat(PageGroupSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(other).isIncompatible())
                 .isTrue();
+    }
+
+    private static <T> byte[] bytes(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(value, out);
+        return out.getCopyOfBuffer();
     }
 
     private static int serializedLength(ScalableBloomFilter filter) {
