@@ -64,6 +64,18 @@ class FingerprintSecretAndShardCapOptionsTest {
         RequestIdDigester plain = new RequestIdDigester();
         plain.digest("r-1");
         assertThat(impression.digestHigh()).isNotEqualTo(plain.high());
+        // The ad id is hashed with the secret's key at the source too, and new filters use that hash.
+        assertThat(impression.keyedAdIdHash()).isEqualTo(secret.keyedAdIdHash("a")).isNotZero();
+        assertThat(config.dedupSettings().plan().fingerprintScheme().adIdsKeyed()).isTrue();
+    }
+
+    @Test
+    void withoutASecretTheAdIdIsNotKeyedAndNewFiltersUseTheUnkeyedHash() throws Exception {
+        DedupJobConfig config = parse();
+        Impression impression = new ImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L)
+                .parse(record("{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}")).impression();
+        assertThat(impression.keyedAdIdHash()).isZero();
+        assertThat(config.dedupSettings().plan().fingerprintScheme().adIdsKeyed()).isFalse();
     }
 
     @Test

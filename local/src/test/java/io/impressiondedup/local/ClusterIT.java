@@ -269,23 +269,29 @@ class ClusterIT {
         Path truthFile = runDir.resolve(name + "-truth.csv");
         GeneratorSettings settings = GeneratorSettings.builder().count(BACKFILL).seed(drain ? 91 : 92).span(Duration.ofDays(4))
                 .delayedShare(0.01).build();
-        try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
-                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, in, Map.of())) {
-            produce(new ImpressionGenerator(settings), BACKFILL, input, truth);
-        }
+        ImpressionGenerator generator = new ImpressionGenerator(settings);
         List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", in, "--output-topic", out,
                 "--dlq-topic", deadLetters, "--capacity", "45000", "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s",
                 "--starting-offsets", "earliest", "--group-id", name, "--transactional-id-prefix", "cluster-it-" + name,
                 "--stats-topic", stats, "--bounded", "true");
 
         String savepoint;
-        // The brokers serve each consumer 400 KB/s: the first run reads for half a minute or more, so the stop lands
-        // mid-input whatever the machine's speed; the resumed run reads at full speed.
-        try (ConsumerQuota slow = ConsumerQuota.perClient(bootstrap, 400_000)) {
+        // The first third committed, the rest in a transaction left open: the first run's end offsets lie past it, but
+        // its read_committed readers stop before it, so the stop lands after the first third whatever the machine's speed.
+        try (GroundTruthWriter truth = new GroundTruthWriter(truthFile);
+                KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, in, Map.of(
+                        "transactional.id", "cluster-it-" + name + "-input", "transaction.timeout.ms", "600000"))) {
+            input.beginTransaction();
+            produce(generator, BACKFILL / 3, input, truth);
+            input.commitTransaction();
+            input.beginTransaction();
+            produce(generator, BACKFILL - BACKFILL / 3, input, truth);
+
             String first = cluster.submit(2, jobArgs);
-            waitUntil(Duration.ofSeconds(240), "a third of the backfill checkpointed", () -> committed(name, in) >= BACKFILL / 3);
+            waitUntil(Duration.ofSeconds(240), "the committed first third checkpointed", () -> committed(name, in) >= BACKFILL / 3);
             savepoint = drain ? cluster.script("job.sh", "stop-with-savepoint", first, "--drain").trim()
                     : cluster.script("job.sh", "stop-with-savepoint", first).trim();
+            input.commitTransaction();
         }
         long atStop = committed(name, in);
         System.out.printf("%s: stopped at %d of %d records%n", name, atStop, BACKFILL);

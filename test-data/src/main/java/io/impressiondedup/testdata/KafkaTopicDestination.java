@@ -23,6 +23,7 @@ public final class KafkaTopicDestination implements RecordDestination {
     private final String topic;
     private final KafkaProducer<byte[], byte[]> producer;
     private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private boolean transactionsInitialized;
 
     public KafkaTopicDestination(String bootstrapServers, String topic, Map<String, String> clientProperties) {
         this.topic = topic;
@@ -64,6 +65,25 @@ public final class KafkaTopicDestination implements RecordDestination {
                 failure.compareAndSet(null, e);
             }
         });
+    }
+
+    /**
+     * Starts a transaction (the producer must have been given a {@code transactional.id}): what is written until
+     * {@link #commitTransaction} is in the log, within the end offsets a bounded job finds, but invisible to a
+     * read_committed consumer, which stops before it. Tests use it to hold a job part-way through its input.
+     */
+    public void beginTransaction() {
+        if (!transactionsInitialized) {
+            producer.initTransactions();
+            transactionsInitialized = true;
+        }
+        producer.beginTransaction();
+    }
+
+    /** Commits the transaction {@link #beginTransaction} started, after every record in it was sent. */
+    public void commitTransaction() throws IOException {
+        flush();
+        producer.commitTransaction();
     }
 
     @Override
