@@ -20,6 +20,8 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
+import io.impressiondedup.state.time.TimeBuckets;
+import io.impressiondedup.state.plan.DedupPlan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +40,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>{@code v3}: with the dedup key's description in operator state ({@link GoldenStream#KEY}), otherwise as
  * {@code v2}.
+ *
+ * <p>{@code v4}: filter format v2 (each filter records whether its ad ids are hashed with the secret's key, and these
+ * are), the check value derived by PBKDF2, and the time options with the start of the oldest bucket held in
+ * operator state ({@code TimeBuckets} rule 7); otherwise as {@code v3}.
  */
 class GoldenSavepointTest {
 
@@ -101,6 +107,33 @@ class GoldenSavepointTest {
             feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
             assertDecidedAsTheExactReference(h);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV4SavepointRestoresWithKeyedAdIdsAndDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v4", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend, 1, 0, savepoint)) {
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+            assertThat(h.counter(DedupMetrics.BUCKET_EXPIRIES_DEFERRED)).isZero();
+        }
+    }
+
+    /** v4 records its time options: a restore under another bucket size is refused, naming the option and the recorded value. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV4SavepointRefusesAnotherBucketSizeNamingTheOption(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v4", backend));
+        DedupSettings written = GoldenStream.settings(GoldenStream.SECRET.checkValue());
+        TimeBuckets sixHours = new TimeBuckets(java.time.Duration.ofHours(6), written.plan().timeBuckets().retention(),
+                written.plan().timeBuckets().allowedLateness(), written.plan().timeBuckets().zone());
+        DedupSettings other = DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM)
+                        .fpp(0.001).pageBytes(2048).fingerprintScheme(written.plan().fingerprintScheme()).timeBuckets(sixHours).build())
+                .fingerprintCheck(GoldenStream.SECRET.checkValue()).dedupKey(GoldenStream.KEY).build();
+        assertThatThrownBy(() -> DedupHarness.open(other, backend, 1, 0, savepoint))
+                .hasStackTraceContaining("--bucket-size PT24H")
+                .hasStackTraceContaining("but this job runs with PT6H");
     }
 
     /**
@@ -248,7 +281,7 @@ class GoldenSavepointTest {
 
     /**
      * Writes the fixtures of the current release, with {@link GoldenStream#SECRET}: {@code mvn -pl operators -am verify
-     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v3} (v1 was written without one).
+     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v4} (v1 was written without one).
      */
     @Test
     @EnabledIfSystemProperty(named = "golden.write", matches = "v\\d+")
