@@ -1,7 +1,9 @@
 package io.impressiondedup.bench.bloom;
 
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.HashMixing;
+import java.nio.charset.StandardCharsets;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -31,6 +33,9 @@ public class FingerprintBenchmark {
 
     private final FingerprintScheme scheme = FingerprintScheme.withKeyBits(64);
     private final RequestIdDigester digester = new RequestIdDigester();
+    private final FingerprintSecret secret = FingerprintSecret.of("fingerprint-benchmark-secret-0123456789".getBytes(StandardCharsets.US_ASCII));
+    private final RequestIdDigester keyedDigester = new RequestIdDigester(secret);
+    private final FingerprintScheme keyedScheme = FingerprintScheme.withKeyBits(64).withAdIdsKeyed(true);
     private String[] requestIds;
     private int next;
 
@@ -50,6 +55,26 @@ public class FingerprintBenchmark {
         digester.digest(nextRequestId());
         long ad = HashMixing.adIdHash("ad-1234");
         return scheme.probeHash1(digester.high(), digester.low(), ad) ^ scheme.probeHash2(digester.high(), digester.low(), ad);
+    }
+
+    /** The same with a fingerprint secret: the keyed MD5 and the ad id's SipHash-2-4 under the secret's key. */
+    @Benchmark
+    public long keyedFingerprint() {
+        keyedDigester.digest(nextRequestId());
+        long ad = secret.keyedAdIdHash("ad-1234");
+        return keyedScheme.probeHash1(keyedDigester.high(), keyedDigester.low(), ad)
+                ^ keyedScheme.probeHash2(keyedDigester.high(), keyedDigester.low(), ad);
+    }
+
+    /** The ad id's hash alone, unkeyed (FNV-1a) and keyed (SipHash-2-4), of a 36-character id. */
+    @Benchmark
+    public long adIdHashUnkeyed() {
+        return HashMixing.adIdHash(nextRequestId());
+    }
+
+    @Benchmark
+    public long adIdHashKeyed() {
+        return secret.keyedAdIdHash(nextRequestId());
     }
 
     @Benchmark
