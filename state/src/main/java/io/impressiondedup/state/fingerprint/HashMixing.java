@@ -64,40 +64,33 @@ public final class HashMixing {
         long v3 = 0x7465646279746573L ^ k1;
         int n = adId.length();
         int full = n & ~3;
-        for (int i = 0; i < full; i += 4) {
-            long m = adId.charAt(i)
-                    | (long) adId.charAt(i + 1) << 16
-                    | (long) adId.charAt(i + 2) << 32
-                    | (long) adId.charAt(i + 3) << 48;
+        // Steps 0 .. words-1 absorb one message word each with 2 SipRounds; the last word holds the 0 to 3
+        // remaining characters and the message length in bytes mod 256 in its top byte. The step after it is the
+        // finalization: v2 ^= 0xff and 4 SipRounds. One loop, so the SipRound is written once and nothing allocates.
+        int words = full / 4 + 1;
+        for (int step = 0; step <= words; step++) {
+            boolean finalization = step == words;
+            long m = 0;
+            if (finalization) {
+                v2 ^= 0xFF;
+            } else if (step < words - 1) {
+                int i = 4 * step;
+                m = adId.charAt(i) | (long) adId.charAt(i + 1) << 16 | (long) adId.charAt(i + 2) << 32
+                        | (long) adId.charAt(i + 3) << 48;
+            } else {
+                m = (long) (2 * n) << 56;
+                for (int i = full; i < n; i++) {
+                    m |= (long) adId.charAt(i) << (16 * (i - full));
+                }
+            }
             v3 ^= m;
-            // SipRound, written out three times: a method could not hand back four words without allocating.
-            for (int round = 0; round < 2; round++) {
+            for (int round = 0, rounds = finalization ? 4 : 2; round < rounds; round++) {
                 v0 += v1; v2 += v3; v1 = Long.rotateLeft(v1, 13); v3 = Long.rotateLeft(v3, 16);
                 v1 ^= v0; v3 ^= v2; v0 = Long.rotateLeft(v0, 32);
                 v2 += v1; v0 += v3; v1 = Long.rotateLeft(v1, 17); v3 = Long.rotateLeft(v3, 21);
                 v1 ^= v2; v3 ^= v0; v2 = Long.rotateLeft(v2, 32);
             }
             v0 ^= m;
-        }
-        // The last word: the 0 to 3 remaining characters, and the message length in bytes mod 256 in the top byte.
-        long m = (long) (2 * n) << 56;
-        for (int i = full; i < n; i++) {
-            m |= (long) adId.charAt(i) << (16 * (i - full));
-        }
-        v3 ^= m;
-        for (int round = 0; round < 2; round++) {
-            v0 += v1; v2 += v3; v1 = Long.rotateLeft(v1, 13); v3 = Long.rotateLeft(v3, 16);
-            v1 ^= v0; v3 ^= v2; v0 = Long.rotateLeft(v0, 32);
-            v2 += v1; v0 += v3; v1 = Long.rotateLeft(v1, 17); v3 = Long.rotateLeft(v3, 21);
-            v1 ^= v2; v3 ^= v0; v2 = Long.rotateLeft(v2, 32);
-        }
-        v0 ^= m;
-        v2 ^= 0xFF;
-        for (int round = 0; round < 4; round++) {
-            v0 += v1; v2 += v3; v1 = Long.rotateLeft(v1, 13); v3 = Long.rotateLeft(v3, 16);
-            v1 ^= v0; v3 ^= v2; v0 = Long.rotateLeft(v0, 32);
-            v2 += v1; v0 += v3; v1 = Long.rotateLeft(v1, 17); v3 = Long.rotateLeft(v3, 21);
-            v1 ^= v2; v3 ^= v0; v2 = Long.rotateLeft(v2, 32);
         }
         return v0 ^ v1 ^ v2 ^ v3;
     }
