@@ -138,7 +138,7 @@ class InspectIT {
         assertThat(statistics.get("facts").get("dedupKey").asText()).as("the key the job recorded").isEqualTo("/requestId;/adId");
         assertThat(statistics.get("facts").get("timeOptions").asText()).as("the time options the job recorded")
                 .isEqualTo(io.impressiondedup.state.time.TimeBuckets.defaults().description().replace("zone=Z", "zone=UTC"));
-        assertThat(statistics.get("facts").get("heldSince").isNumber()).as("the oldest bucket held, recorded").isTrue();
+        assertThat(statistics.get("facts").get("lateBefore").isNumber()).as("the event time before which records are late, recorded").isTrue();
 
         Decisions decisions = decisionsOf(output, deadLetters);
         List<Expected> sample = sample(decisions, watermark);

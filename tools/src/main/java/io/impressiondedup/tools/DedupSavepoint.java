@@ -48,10 +48,10 @@ public final class DedupSavepoint {
      *     none was recorded (state written before keys were recorded, or by {@code bootstrap --from-file})
      * @param timeOptions the time options the state was written under ({@code TimeBuckets#description()}), or {@code null}
      *     if none were recorded (state written before they were, or by the state tools)
-     * @param heldSince the start of the oldest bucket the state holds ({@code TimeBuckets} rule 7), or {@code null}
+     * @param lateBefore the event time before which records are late whatever the watermark ({@code TimeBuckets} rule 7), or {@code null}
      */
     public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey,
-            String timeOptions, Long heldSince) {
+            String timeOptions, Long lateBefore) {
 
         /** Facts of state that records no time options. */
         public Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
@@ -77,20 +77,20 @@ public final class DedupSavepoint {
                         DedupStateLayout.LATENESS_WATERMARK))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.TIME_OPTIONS, Types.STRING), DedupStateLayout.TIME_OPTIONS))
-                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.HELD_SINCE, Types.LONG), DedupStateLayout.HELD_SINCE));
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATE_BEFORE, Types.LONG), DedupStateLayout.LATE_BEFORE));
         List<Long> shardCounts = new ArrayList<>();
         List<Long> checks = new ArrayList<>();
         List<Long> watermarks = new ArrayList<>();
         List<String> keys = new ArrayList<>();
         List<String> timeOptions = new ArrayList<>();
-        List<Long> heldSince = new ArrayList<>();
+        List<Long> lateBefore = new ArrayList<>();
         for (Tuple2<String, String> value : collect(all)) {
             switch (value.f0) {
                 case DedupStateLayout.SHARD_COUNT -> shardCounts.add(Long.parseLong(value.f1));
                 case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(Long.parseLong(value.f1));
                 case DedupStateLayout.DEDUP_KEY -> keys.add(value.f1);
                 case DedupStateLayout.TIME_OPTIONS -> timeOptions.add(value.f1);
-                case DedupStateLayout.HELD_SINCE -> heldSince.add(Long.parseLong(value.f1));
+                case DedupStateLayout.LATE_BEFORE -> lateBefore.add(Long.parseLong(value.f1));
                 default -> watermarks.add(Long.parseLong(value.f1));
             }
         }
@@ -107,7 +107,7 @@ public final class DedupSavepoint {
         Long watermark = watermarks.stream().max(Long::compare).orElse(null);
         return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark,
                 keys.isEmpty() ? null : keys.get(0), timeOptions.isEmpty() ? null : timeOptions.get(0),
-                heldSince.stream().max(Long::compare).orElse(null)));
+                lateBefore.stream().max(Long::compare).orElse(null)));
     }
 
     private static <T> DataStream<Tuple2<String, String>> tagged(DataStream<T> values, String state) {

@@ -42,7 +42,7 @@ public final class DedupSavepointWriter {
     /** {@link ShardEntry}s written back as they are, with every fact {@code facts} holds but the shard count (that of {@code shardKeys}). */
     public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts) {
         ShardEntryWriter writer = new ShardEntryWriter(shardKeys.shards(), facts.fingerprintCheck(), facts.latenessWatermark(), facts.dedupKey());
-        writer.withTimeOptions(facts.timeOptions(), facts.heldSince());
+        writer.withTimeOptions(facts.timeOptions(), facts.lateBefore());
         return transformation(entries, shardKeys, entry -> entry.shard, writer);
     }
 }

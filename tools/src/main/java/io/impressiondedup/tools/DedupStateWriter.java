@@ -30,7 +30,7 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     private final Long latenessWatermark;
     private final String dedupKey;
     private String timeOptions;
-    private Long heldSince;
+    private Long lateBefore;
 
     protected transient ValueState<BucketFilters> directory;
     protected transient MapState<Long, PageGroup> pages;
@@ -50,12 +50,12 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     }
 
     /**
-     * Writes the time options ({@code TimeBuckets#description()}) and the start of the oldest bucket held too; {@code null}
+     * Writes the time options ({@code TimeBuckets#description()}) and the event time before which records are late too; {@code null}
      * writes none (the restored job takes the state as written under its own options).
      */
-    void withTimeOptions(String timeOptions, Long heldSince) {
+    void withTimeOptions(String timeOptions, Long lateBefore) {
         this.timeOptions = timeOptions;
-        this.heldSince = heldSince;
+        this.lateBefore = lateBefore;
     }
 
     @Override
@@ -80,8 +80,8 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
         if (timeOptions != null) {
             context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions()).update(List.of(timeOptions));
         }
-        if (heldSince != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.heldSince()).update(List.of(heldSince));
+        if (lateBefore != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.lateBefore()).update(List.of(lateBefore));
         }
     }
 

@@ -198,8 +198,8 @@ final class InspectCommand {
     private static InspectReport inspect(DedupSavepoint savepoint, StateBackend backend, Request request) throws Exception {
         DedupSavepoint.Facts facts = savepoint.facts();
         long watermark = facts.latenessWatermark() == null ? Long.MIN_VALUE : facts.latenessWatermark();
-        long heldSince = facts.heldSince() != null ? facts.heldSince() : request.buckets.heldSince(watermark, Long.MIN_VALUE);
-        QueryDecision decision = new QueryDecision(request.buckets, watermark, heldSince);
+        long lateBefore = facts.lateBefore() != null ? facts.lateBefore() : request.buckets.lateBefore(watermark, Long.MIN_VALUE);
+        QueryDecision decision = new QueryDecision(request.buckets, watermark, lateBefore);
         List<Query> queries = new ArrayList<>();
         ShardInspector inspector;
         if (request.queries()) {

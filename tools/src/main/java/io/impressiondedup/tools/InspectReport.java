@@ -119,8 +119,8 @@ final class InspectReport {
         sb.append(String.format(Locale.ROOT, "Time buckets %s, retention %s, allowed lateness %s, zone %s (%s)%n",
                 buckets.bucketSize(), buckets.retention(), buckets.allowedLateness(), buckets.zone(),
                 facts.timeOptions() == null ? "not recorded in the savepoint: as given, or the defaults" : "recorded in the savepoint"));
-        if (facts.heldSince() != null) {
-            sb.append(String.format(Locale.ROOT, "Oldest bucket held since %s%n", java.time.Instant.ofEpochMilli(facts.heldSince())));
+        if (facts.lateBefore() != null) {
+            sb.append(String.format(Locale.ROOT, "Late whatever the watermark: event times before %s%n", java.time.Instant.ofEpochMilli(facts.lateBefore())));
         }
         sb.append(String.format(Locale.ROOT, "Job-wide (the gauges at this checkpoint, over all subtasks): live shard-buckets %d,"
                         + " bloom bytes %,d, max fill ratio %.4f, worst-shard estimated FPP %.6g%n",
@@ -185,10 +185,10 @@ final class InspectReport {
             } else {
                 json.writeStringField("timeOptions", facts.timeOptions());
             }
-            if (facts.heldSince() == null) {
-                json.writeNullField("heldSince");
+            if (facts.lateBefore() == null) {
+                json.writeNullField("lateBefore");
             } else {
-                json.writeNumberField("heldSince", facts.heldSince());
+                json.writeNumberField("lateBefore", facts.lateBefore());
             }
             if (facts.latenessWatermark() == null) {
                 json.writeNullField("latenessWatermark");

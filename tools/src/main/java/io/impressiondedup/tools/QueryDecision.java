@@ -13,8 +13,8 @@ import io.impressiondedup.state.time.TimeBuckets;
  * here. {@code InspectIT} compares the two record by record.
  *
  * <ol>
- *   <li>late = {@link TimeBuckets#isLate}(t, W, H), W the lateness watermark the restored operator starts with, H the
- *       start of the oldest bucket its state holds;
+ *   <li>late = {@link TimeBuckets#isLate}(t, W, E), W the lateness watermark the restored operator starts with, E the
+ *       event time before which its state sets records aside whatever the watermark (rule 7);
  *   <li>the filters of the query's shard in {@code [firstBucketToCheck(t), lastBucketToCheck(t)]}, ascending,
  *       a late record skipping buckets no longer live: the first that might contain it makes it a DUPLICATE
  *       found in that bucket;
@@ -27,18 +27,18 @@ final class QueryDecision implements java.io.Serializable {
 
     private final TimeBuckets buckets;
     private final long latenessWatermark;
-    private final long heldSince;
+    private final long lateBefore;
     /** The operator's own lookup ({@link ShardFilters#bucketHolding}), made where the decisions are taken. */
     private transient ShardFilters filters;
 
     /**
      * @param latenessWatermark the saved lateness watermark, {@link Long#MIN_VALUE} if none was saved
-     * @param heldSince the start of the oldest bucket the state holds ({@link TimeBuckets} rule 7), {@link Long#MIN_VALUE} if unknown
+     * @param lateBefore the event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), {@link Long#MIN_VALUE} if unknown
      */
-    QueryDecision(TimeBuckets buckets, long latenessWatermark, long heldSince) {
+    QueryDecision(TimeBuckets buckets, long latenessWatermark, long lateBefore) {
         this.buckets = buckets;
         this.latenessWatermark = latenessWatermark;
-        this.heldSince = heldSince;
+        this.lateBefore = lateBefore;
     }
 
     /**
@@ -47,7 +47,7 @@ final class QueryDecision implements java.io.Serializable {
      */
     QueryVerdict decide(Query query, BucketFilters directory, MapStatePageGroups pages) {
         long t = query.eventTime();
-        boolean late = buckets.isLate(t, latenessWatermark, heldSince);
+        boolean late = buckets.isLate(t, latenessWatermark, lateBefore);
         if (directory != null) {
             if (filters == null) {
                 filters = ShardFilters.lookupsOnly(buckets);

@@ -95,6 +95,7 @@ public final class DedupJobConfig implements Serializable {
         DedupSettings.Builder settings = DedupSettings.builder()
                 .dedupKey(parserSettings.keyDescription())
                 .allowDedupKeyChange(options.get(ALLOW_DEDUP_KEY_CHANGE))
+                .allowRetentionIncrease(options.get(ALLOW_RETENTION_INCREASE))
                 .plan(plan)
                 .fingerprintCheck(secret == null ? FingerprintSecret.NO_SECRET : secret.checkValue()) // the operator gets the check value, never the secret
                 .emitDuplicates(duplicatesTopic != null)

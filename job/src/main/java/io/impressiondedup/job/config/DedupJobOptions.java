@@ -178,6 +178,12 @@ public final class DedupJobOptions {
                     + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
                     + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
                     + " changes every identity: a restore under another key fails (see --allow-dedup-key-change).");
+    public static final ConfigOption<Boolean> ALLOW_RETENTION_INCREASE = ConfigOptions.key("allow-retention-increase").booleanType()
+            .defaultValue(false)
+            .withDescription("Restore state written under a shorter --retention. The buckets the shorter retention already dropped"
+                    + " are gone: until the watermark has moved past them, a copy further apart than the old retention, of an"
+                    + " impression in one of them, passes once (the old retention's guarantee holds throughout). Without this"
+                    + " option such a restore fails.");
     public static final ConfigOption<Boolean> ALLOW_DEDUP_KEY_CHANGE = ConfigOptions.key("allow-dedup-key-change").booleanType()
             .defaultValue(false)
             .withDescription("Restore state written under another dedup key (the key fields, as --dedup-key or --request-id-field and"
@@ -250,7 +256,7 @@ public final class DedupJobOptions {
             STATS_TOPIC, STATS_DELAY,
             GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
             FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, ALLOW_DEDUP_KEY_CHANGE, INPUT_FORMAT, AVRO_SCHEMA_FILE,
+            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, ALLOW_DEDUP_KEY_CHANGE, ALLOW_RETENTION_INCREASE, INPUT_FORMAT, AVRO_SCHEMA_FILE,
             AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID, PARALLELISM, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
 
     /** The options without a default that the job cannot run without. */

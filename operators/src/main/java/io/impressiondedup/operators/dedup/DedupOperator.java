@@ -106,9 +106,9 @@ import org.slf4j.LoggerFactory;
  * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning.
  *
  * <p><b>Time options</b> (bucket size, zone, retention, allowed lateness) are kept in operator state with the
- * start of the oldest bucket held ({@link TimeBuckets} rule 7): a restore under another bucket size or zone fails
- * naming the option; a longer retention or lateness takes effect without letting a copy of a dropped bucket's
- * impression pass ({@link TimeOptionsCheck}).
+ * event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), and checked on
+ * restore by {@link TimeOptionsCheck}. A lateness watermark of the end of time (state drained by a release that
+ * obeyed it, every bucket expired) is refused unless {@code --reset-lateness-watermark}.
  *
  * <p><b>Fingerprint secret.</b> The source may key request-id digests with a secret ({@link
  * FingerprintSecret}); this operator never sees it, only its check value ({@link
@@ -174,9 +174,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient ListState<Long> fingerprintCheckState;
     private transient ListState<Long> watermarkState;
     private transient long restoredWatermark;
-    /** The start of the oldest bucket the restored state holds ({@link TimeBuckets} rule 7), or {@code Long.MIN_VALUE}. */
-    private transient long restoredHeldSince;
-    private transient ListState<Long> heldSinceState;
+    /** The event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), or {@code Long.MIN_VALUE}. */
+    private transient long restoredLateBefore;
+    private transient ListState<Long> lateBeforeState;
     private transient long safetyTtlMillis;
     private transient ShardKeys shardKeys;
     /** Per shard (index = shard number, not Flink key): the bucket directory, cached on the heap. */
@@ -240,27 +240,24 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         ListState<String> timeOptionsState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions());
         if (context.isRestored()) {
-            TimeOptionsCheck.verify(timeOptionsState.get(), buckets);
+            TimeOptionsCheck.verify(timeOptionsState.get(), buckets, settings.allowRetentionIncrease());
+            if (restoredWatermark == Long.MAX_VALUE && !settings.resetLatenessWatermark()) {
+                throw new IllegalStateException("The dedup state's lateness watermark is the end of time: it was saved after"
+                        + " stop --drain (or the end of a bounded input) by a release that expired every bucket there. Every record"
+                        + " would be late and no copy of an earlier impression would be found. Start without state, or run with"
+                        + " --reset-lateness-watermark true to use it anyway (copies of the impressions it held pass once).");
+            }
         }
         timeOptionsState.update(java.util.List.of(buckets.description()));
-        heldSinceState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.heldSince());
-        restoredHeldSince = Long.MIN_VALUE;
-        boolean heldSinceRecorded = false;
-        for (Long held : heldSinceState.get()) {
-            restoredHeldSince = Math.max(restoredHeldSince, held);
-            heldSinceRecorded = true;
-        }
-        if (!heldSinceRecorded) {
-            // State from before it was recorded: written under these options (TimeOptionsCheck), so what they held then.
-            restoredHeldSince = buckets.heldSince(restoredWatermark, Long.MIN_VALUE);
-        }
+        lateBeforeState = context.getOperatorStateStore().getUnionListState(DedupStateLayout.lateBefore());
+        restoredLateBefore = TimeOptionsCheck.restoredLateBefore(lateBeforeState.get(), buckets, restoredWatermark);
 
         if (settings.resetLatenessWatermark() && restoredWatermark != Long.MIN_VALUE) {
             LOG.warn("Ignoring the restored lateness watermark {} (--reset-lateness-watermark): lateness is judged by this"
                     + " run's watermark only. Copies of impressions in buckets already dropped can pass as new.",
                     Instant.ofEpochMilli(restoredWatermark));
             restoredWatermark = Long.MIN_VALUE;
-            restoredHeldSince = Long.MIN_VALUE;
+            restoredLateBefore = Long.MIN_VALUE;
         }
     }
 
@@ -269,7 +266,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         super.snapshotState(context);
         long watermark = latenessWatermark();
         watermarkState.update(java.util.List.of(watermark));
-        heldSinceState.update(java.util.List.of(buckets.heldSince(watermark, restoredHeldSince)));
+        lateBeforeState.update(java.util.List.of(buckets.lateBefore(watermark, restoredLateBefore)));
     }
 
     /** The watermark lateness is judged against (see the class comment). */
@@ -346,7 +343,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.recordsIn.inc();
         long eventTime = impression.eventTime();
         long watermark = latenessWatermark();
-        boolean late = buckets.isLate(eventTime, watermark, restoredHeldSince);
+        boolean late = buckets.isLate(eventTime, watermark, restoredLateBefore);
 
         int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
         BucketFilters directory = directories.get(shard);
@@ -478,13 +475,17 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     }
 
     private DeadLetter lateLetter(Impression impression, long watermark) {
+        String why = buckets.isLate(impression.eventTime(), watermark)
+                ? "is more than the allowed lateness (" + buckets.allowedLateness() + ") behind the watermark " + Instant.ofEpochMilli(watermark)
+                : "is before " + Instant.ofEpochMilli(restoredLateBefore) + ", which the time options the state was written under"
+                        + " set aside (TimeBuckets rule 7: they may have dropped the buckets holding its copies)";
         return new DeadLetter(
                 impression.raw(),
                 DeadLetterReason.LATE,
-                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " is more than the allowed lateness ("
-                        + buckets.allowedLateness() + ") behind the watermark " + Instant.ofEpochMilli(watermark)
+                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " " + why
                         + ", and no live bucket holds a copy of it: its copies may have been in buckets already dropped");
     }
+
 
     /**
      * A bucket's expiry timer. Timers restored from a release that expired buckets at end + retention

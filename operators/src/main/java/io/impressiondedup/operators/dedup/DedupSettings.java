@@ -27,6 +27,7 @@ public final class DedupSettings implements Serializable {
     private final boolean emitOutcomes;
     private final String dedupKey;
     private final boolean allowDedupKeyChange;
+    private final boolean allowRetentionIncrease;
 
     private DedupSettings(Builder builder) {
         this.plan = builder.plan;
@@ -40,6 +41,7 @@ public final class DedupSettings implements Serializable {
         this.emitOutcomes = builder.emitOutcomes;
         this.dedupKey = builder.dedupKey;
         this.allowDedupKeyChange = builder.allowDedupKeyChange;
+        this.allowRetentionIncrease = builder.allowRetentionIncrease;
     }
 
     public static Builder builder() {
@@ -104,6 +106,14 @@ public final class DedupSettings implements Serializable {
         return allowDedupKeyChange;
     }
 
+    /**
+     * Whether a restore may lengthen the retention the state was written under ({@link TimeOptionsCheck}: copies further
+     * apart than the old retention, of impressions in buckets it already dropped, pass once).
+     */
+    public boolean allowRetentionIncrease() {
+        return allowRetentionIncrease;
+    }
+
     /** The default identity's description: (request id, ad id) at their default fields. */
     public static final String DEFAULT_DEDUP_KEY = "/requestId;/adId";
 
@@ -157,6 +167,7 @@ public final class DedupSettings implements Serializable {
         private long fingerprintCheck = FingerprintSecret.NO_SECRET;
         private String dedupKey = DEFAULT_DEDUP_KEY;
         private boolean allowDedupKeyChange;
+        private boolean allowRetentionIncrease;
         private long pageCacheBytes;
         private boolean emitOutcomes;
 
@@ -216,6 +227,12 @@ public final class DedupSettings implements Serializable {
         /** See {@link DedupSettings#dedupKey()}. */
         public Builder dedupKey(String dedupKey) {
             this.dedupKey = dedupKey;
+            return this;
+        }
+
+        /** See {@link DedupSettings#allowRetentionIncrease()}. */
+        public Builder allowRetentionIncrease(boolean allowRetentionIncrease) {
+            this.allowRetentionIncrease = allowRetentionIncrease;
             return this;
         }
 

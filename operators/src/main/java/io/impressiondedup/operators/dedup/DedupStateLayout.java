@@ -33,8 +33,8 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  * value of the fingerprint secret, absent in state of the first release), {@value #DEDUP_KEY} (the
  * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state written before it and by
  * {@code bootstrap --from-file}), {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest),
- * {@value #TIME_OPTIONS} (the time options, {@code TimeBuckets#description()}) and {@value #HELD_SINCE} (the start of the
- * oldest bucket the state holds, {@code TimeBuckets} rule 7); the last two are absent in state written before they were
+ * {@value #TIME_OPTIONS} (the time options, {@code TimeBuckets#description()}) and {@value #LATE_BEFORE} (the event time
+ * before which records are late whatever the watermark, {@code TimeBuckets} rule 7); the last two are absent in state written before they were
  * recorded, which is then taken as written under the options the job runs with.
  *
  * <p>These names and serializers are in every savepoint: never rename them.
@@ -57,8 +57,8 @@ public final class DedupStateLayout {
     public static final String LATENESS_WATERMARK = "lateness-watermark";
     /** Operator union state: the time options the state was written under. */
     public static final String TIME_OPTIONS = "time-options";
-    /** Operator union state: the start of the oldest bucket the state holds (epoch millis). */
-    public static final String HELD_SINCE = "held-since";
+    /** Operator union state: the event time (epoch millis) before which records are late whatever the watermark. */
+    public static final String LATE_BEFORE = "late-before";
 
     private DedupStateLayout() {}
 
@@ -90,7 +90,7 @@ public final class DedupStateLayout {
         return new ListStateDescriptor<>(TIME_OPTIONS, StringSerializer.INSTANCE);
     }
 
-    public static ListStateDescriptor<Long> heldSince() {
-        return new ListStateDescriptor<>(HELD_SINCE, LongSerializer.INSTANCE);
+    public static ListStateDescriptor<Long> lateBefore() {
+        return new ListStateDescriptor<>(LATE_BEFORE, LongSerializer.INSTANCE);
     }
 }

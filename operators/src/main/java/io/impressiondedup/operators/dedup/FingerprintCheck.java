@@ -26,7 +26,7 @@ final class FingerprintCheck {
         long legacyOfConfigured = FingerprintSecret.NO_SECRET;
         for (Long value : restored) {
             written = value;
-            if (value == configured || value == legacyOfConfigured) {
+            if (value == configured || (legacyOfConfigured != FingerprintSecret.NO_SECRET && value == legacyOfConfigured)) {
                 continue;
             }
             if (configured != FingerprintSecret.NO_SECRET && value != FingerprintSecret.NO_SECRET

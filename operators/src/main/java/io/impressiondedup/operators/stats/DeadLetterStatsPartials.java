@@ -1,6 +1,7 @@
 package io.impressiondedup.operators.stats;
 
 import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.state.time.TimeBuckets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
@@ -83,7 +84,7 @@ public final class DeadLetterStatsPartials extends AbstractStreamOperator<StatsP
     public void processElement(StreamRecord<DeadLetter> element) {
         forwardRestored();
         DeadLetter letter = element.getValue();
-        long latestTrusted = HourlyStats.saturatedAdd(getProcessingTimeService().getCurrentProcessingTime(), maxFutureSkewMillis);
+        long latestTrusted = TimeBuckets.saturatedAdd(getProcessingTimeService().getCurrentProcessingTime(), maxFutureSkewMillis);
         long statsTime = CLASSIFIER.statsTime(letter);
         if (statsTime > latestTrusted) {
             statsTime = latestTrusted;

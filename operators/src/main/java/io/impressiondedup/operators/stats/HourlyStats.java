@@ -63,7 +63,7 @@ public final class HourlyStats {
         return watermark < complete ? complete : firstBoundaryAfter(watermark);
     }
 
-    static long saturatedAdd(long a, long b) {
+    private static long saturatedAdd(long a, long b) {
         long sum = a + b;
         if (((a ^ sum) & (b ^ sum)) < 0) {
             return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;

@@ -96,7 +96,9 @@ public final class StatsCombiner extends AbstractStreamOperator<StatsRow>
         watermarkState = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(WATERMARK, LongSerializer.INSTANCE));
         writtenUpTo = Long.MIN_VALUE;
         for (Long stored : watermarkState.get()) {
-            writtenUpTo = Math.max(writtenUpTo, stored);
+            if (stored != Long.MAX_VALUE) { // a release that stored the end of time: every row was written at it, none after
+                writtenUpTo = Math.max(writtenUpTo, stored);
+            }
         }
     }
 

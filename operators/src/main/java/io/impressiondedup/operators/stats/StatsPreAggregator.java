@@ -80,6 +80,9 @@ public final class StatsPreAggregator<T> extends AbstractStreamOperator<StatsPar
         watermarkFloor = Long.MIN_VALUE;
         boolean first = true;
         for (Long stored : watermarkState.get()) {
+            if (stored == Long.MAX_VALUE) {
+                continue; // kept by a release that stored the end of time: no floor (see processWatermark)
+            }
             watermarkFloor = first ? stored : Math.min(watermarkFloor, stored);
             first = false;
         }

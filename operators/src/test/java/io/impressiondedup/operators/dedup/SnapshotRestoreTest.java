@@ -110,6 +110,43 @@ class SnapshotRestoreTest {
         assertThat(sorted(emitted)).isEqualTo(uninterrupted(backend));
     }
 
+    /**
+     * State drained by a release that obeyed the end of time holds the lateness watermark {@code Long.MAX_VALUE} and no
+     * bucket: resumed, every record would be late and nothing found. The restore is refused, naming the option that
+     * accepts it.
+     */
+    @org.junit.jupiter.api.Test
+    void stateWhoseLatenessWatermarkIsTheEndOfTimeIsRefusedNamingTheOption() throws Exception {
+        OperatorSubtaskState legacy;
+        try (org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<Impression, Impression> writer =
+                new org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<>(new LegacyDrainedState(), DedupHarness.MAX_PARALLELISM, 1, 0)) {
+            writer.open();
+            legacy = writer.snapshot(1, 1);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DedupHarness.open(DedupOperatorTest.defaults(), Backend.HASHMAP, 1, 0, legacy))
+                .hasStackTraceContaining("lateness watermark is the end of time")
+                .hasStackTraceContaining("--reset-lateness-watermark true");
+        DedupSettings reset = DedupSettings.builder().plan(DedupOperatorTest.defaults().plan()).resetLatenessWatermark(true).build();
+        try (DedupHarness h = DedupHarness.open(reset, Backend.HASHMAP, 1, 0, legacy)) {
+            h.process(impression("r1", "a1", T0 + HOUR));
+            assertThat(h.emitted()).hasSize(1);
+        }
+    }
+
+    /** The operator state a drained savepoint of the release that obeyed the end of time holds: shard count and watermark. */
+    private static final class LegacyDrainedState extends org.apache.flink.streaming.api.operators.AbstractStreamOperator<Impression>
+            implements org.apache.flink.streaming.api.operators.OneInputStreamOperator<Impression, Impression> {
+        @Override
+        public void initializeState(org.apache.flink.runtime.state.StateInitializationContext context) throws Exception {
+            super.initializeState(context);
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.shardCount()).update(List.of(DedupHarness.MAX_PARALLELISM));
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.latenessWatermark()).update(List.of(Long.MAX_VALUE));
+        }
+
+        @Override
+        public void processElement(org.apache.flink.streaming.runtime.streamrecord.StreamRecord<Impression> element) {}
+    }
+
     static Stream<Arguments> rescalings() {
         return Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of(b, 3), Arguments.of(b, 1)));
     }

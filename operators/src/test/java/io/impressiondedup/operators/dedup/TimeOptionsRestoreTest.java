@@ -52,24 +52,51 @@ class TimeOptionsRestoreTest {
         }
     }
 
+    /** A longer retention needs --allow-retention-increase: the buckets the shorter one dropped are gone. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aLongerRetentionOnRestoreIsRefusedNamingTheOptionThatAcceptsIt(Backend backend) throws Exception {
+        OperatorSubtaskState state = stateWithDay0Dropped(backend);
+        assertThatThrownBy(() -> DedupHarness.open(settings(Duration.ofDays(1), Duration.ofDays(3), Duration.ZERO, ZoneOffset.UTC),
+                backend, 1, 0, state))
+                .hasStackTraceContaining("--retention PT24H")
+                .hasStackTraceContaining("--allow-retention-increase");
+    }
+
     /**
-     * Resumed with a retention of 3 days, the record at T0 + 2 days + 2 h is a copy of A (41 h apart), and A's bucket
-     * is gone: it must not pass as new. It is late (its range reaches before the oldest bucket held), checked against
-     * the live buckets, and dead-lettered.
+     * Accepted, a longer retention keeps the old one's promise and extends it where state is held. Resumed with 3 days:
+     * C (day 1, still held) and its copy 14 h later meet; A's bucket (day 0) is gone, so the record 49 h after A, a copy
+     * under the new retention but not under the old one, passes once, as the option says; a record the old options
+     * accepted is never set aside.
      */
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void aLongerRetentionOnRestoreLetsNoCopyOfAnImpressionInADroppedBucketPass(Backend backend) throws Exception {
-        OperatorSubtaskState state = stateWithDay0Dropped(backend);
-        try (DedupHarness h = DedupHarness.open(settings(Duration.ofDays(1), Duration.ofDays(3), Duration.ZERO, ZoneOffset.UTC),
-                backend, 1, 0, state)) {
+    void anAcceptedLongerRetentionFindsEveryCopyTheOldOneWouldAndSetsNoGenuineRecordAside(Backend backend) throws Exception {
+        OperatorSubtaskState state;
+        try (DedupHarness h = DedupHarness.open(WRITTEN, backend)) {
+            h.process(impression("A", "ad", T0 + HOUR));
+            h.process(impression("C", "ad", T0 + DAY + 12 * HOUR));
+            h.watermark(T0 + 2 * DAY + HOUR);
+            state = h.snapshot(1);
+        }
+        DedupSettings longer = DedupSettings.builder()
+                .plan(DedupPlan.builder().capacityPerBucket(10_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001)
+                        .timeBuckets(new TimeBuckets(Duration.ofDays(1), Duration.ofDays(3), Duration.ZERO, ZoneOffset.UTC)).build())
+                .allowRetentionIncrease(true)
+                .build();
+        try (DedupHarness h = DedupHarness.open(longer, backend, 1, 0, state)) {
+            h.process(impression("C", "ad", T0 + 2 * DAY + 2 * HOUR));
             h.process(impression("A", "ad", T0 + 2 * DAY + 2 * HOUR));
-            assertThat(h.emitted()).isEmpty();
-            assertThat(h.late()).hasSize(1);
+            assertThat(h.emittedRequestIds()).containsExactly("A/ad");
+            assertThat(h.counter("duplicates")).isEqualTo(1);
+            assertThat(h.late()).isEmpty();
         }
     }
 
-    /** Resumed with 2 days of allowed lateness, a copy of A at A's own time is in time by the watermark, but its bucket is gone. */
+    /**
+     * Resumed with 2 days of allowed lateness, a copy of A at A's own time is in time by the watermark, but its bucket is
+     * gone: the old lateness set it aside, and so does the restored job (rule 7), until the watermark has moved past.
+     */
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aLongerAllowedLatenessOnRestoreLetsNoCopyOfAnImpressionInADroppedBucketPass(Backend backend) throws Exception {

@@ -56,15 +56,18 @@ import java.util.Objects;
  * if that lies within the record's own range {@code <= bucketOf(t + R)}, else nowhere (then no live
  * bucket can ever be checked by a copy with the same timestamp, and such copies are late misses too).
  *
- * <p><b>7. What the state holds.</b> State records the time options it was written under ({@link
- * #description()}) and {@code H}, the start of the oldest bucket it still holds ({@link #heldSince}: {@code
- * startOf(oldestLiveBucket(W))} under the options in force, never lower than the {@code H} it was restored with).
- * A record also counts as late when a bucket it must be checked against may be gone: {@code t - R < H} ({@link
- * #isLate(long, long, long)}). Under unchanged options this adds nothing ({@code t >= W - L} gives {@code t - R >=
- * W - L - R >= H}). After a restore with a longer retention or allowed lateness it is what keeps rule 2: the
- * buckets the old options dropped are gone, so a record whose range reaches back before {@code H} is only checked
- * against the live buckets (rule 5) until the watermark has moved far enough for the new options to hold every
- * bucket they need. Bucket size and zone cannot change on a restore: they define what a bucket id means.
+ * <p><b>7. Late before a restore's horizon.</b> State records the time options it was written under ({@link
+ * #description()}) and {@code E}, the event time before which records are late whatever the watermark ({@link
+ * #lateBefore}): {@code startOf(oldestLiveBucket(W)) + R} under the options in force, never lower than the {@code E}
+ * it was restored with. A record is late when {@code t < W - L} or {@code t < E} ({@link #isLate(long, long, long)}).
+ * Under unchanged options the second clause adds nothing ({@code startOf(oldestLiveBucket(W)) <= W - R - L}, so {@code
+ * E <= W - L}). After a restore under other options it keeps what the old ones promised: every bucket from {@code
+ * startOf(oldestLiveBucket(W))} on is held, so a record at {@code t >= E} finds every copy up to the old {@code R}
+ * apart. A longer allowed lateness therefore lets nothing pass that the old options had set aside (a record the old
+ * lateness called late, whose copies may be in dropped buckets, stays late until the watermark has moved past), and
+ * a longer retention catches copies up to the new {@code R} apart wherever their bucket is still held; copies in
+ * buckets the old retention already dropped are beyond the old {@code R}, which is why a longer retention on restore
+ * must be allowed explicitly. Bucket size and zone cannot change on a restore: they define what a bucket id means.
  */
 public final class TimeBuckets implements Serializable {
 
@@ -225,21 +228,18 @@ public final class TimeBuckets implements Serializable {
         return eventTimeMillis < saturatedSubtract(watermark, allowedLatenessMillis);
     }
 
-    /**
-     * Rule 3 and rule 7: late when more than the allowed lateness behind {@code watermark}, or when its oldest
-     * possible copy ({@code t - R}) is older than {@code heldSince}, the start of the oldest bucket the state holds.
-     */
-    public boolean isLate(long eventTimeMillis, long watermark, long heldSince) {
-        return isLate(eventTimeMillis, watermark) || saturatedSubtract(eventTimeMillis, retentionMillis) < heldSince;
+    /** Rules 3 and 7: late when more than the allowed lateness behind {@code watermark}, or before {@code lateBefore}. */
+    public boolean isLate(long eventTimeMillis, long watermark, long lateBefore) {
+        return isLate(eventTimeMillis, watermark) || eventTimeMillis < lateBefore;
     }
 
     /**
-     * Rule 7: the start of the oldest bucket state holds at {@code watermark} under these options, and never lower
-     * than {@code restoredHeldSince} ({@link Long#MIN_VALUE} for none); {@link Long#MIN_VALUE} before any watermark.
+     * Rule 7: {@code startOf(oldestLiveBucket(W)) + R} under these options at {@code watermark}, never lower than
+     * {@code restoredLateBefore} ({@link Long#MIN_VALUE} for none); {@link Long#MIN_VALUE} before any watermark.
      */
-    public long heldSince(long watermark, long restoredHeldSince) {
-        long held = watermark == Long.MIN_VALUE ? Long.MIN_VALUE : startOf(oldestLiveBucket(watermark));
-        return Math.max(held, restoredHeldSince);
+    public long lateBefore(long watermark, long restoredLateBefore) {
+        long own = watermark == Long.MIN_VALUE ? Long.MIN_VALUE : saturatedAdd(startOf(oldestLiveBucket(watermark)), retentionMillis);
+        return Math.max(own, restoredLateBefore);
     }
 
     /**
