@@ -5,10 +5,10 @@ import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.StateBackendType;
 
-import io.impressiondedup.job.io.ImpressionWatermarks;
-import io.impressiondedup.job.io.KafkaChecks;
-import io.impressiondedup.job.io.KafkaConnectors;
-import io.impressiondedup.job.io.ResumableBoundedKafkaSource;
+import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
+import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
+import io.impressiondedup.job.io.kafka.ResumableBoundedKafkaSource;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.operators.dedup.ShardKeySelector;
 import io.impressiondedup.operators.model.DeadLetter;

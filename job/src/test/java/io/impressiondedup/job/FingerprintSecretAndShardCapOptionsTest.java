@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.io.ImpressionDeserializationSchema;
-import io.impressiondedup.job.io.ImpressionParser;
-import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.parsing.ImpressionParser;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;

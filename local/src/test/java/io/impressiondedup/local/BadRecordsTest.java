@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.DeadLetterHeaders;
+import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
 import io.impressiondedup.testdata.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

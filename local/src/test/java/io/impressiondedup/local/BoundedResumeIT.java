@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.ResumableBoundedKafkaSource;
+import io.impressiondedup.job.io.kafka.ResumableBoundedKafkaSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

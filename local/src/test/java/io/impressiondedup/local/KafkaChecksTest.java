@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.io.KafkaChecks;
+import io.impressiondedup.job.io.checks.KafkaChecks;
 import org.junit.jupiter.api.Test;
 
 /** What the job checks against the brokers before it starts, on a real broker. */

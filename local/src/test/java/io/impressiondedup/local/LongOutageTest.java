@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.ImpressionSource;
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.ParsedRecord;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -3,9 +3,9 @@ package io.impressiondedup.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.KafkaChecks;
-import io.impressiondedup.job.io.OpenTransactionsUnderPrefix;
-import io.impressiondedup.job.io.OpenTransactionsUnderPrefix.Outcome;
+import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
+import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix.Outcome;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;

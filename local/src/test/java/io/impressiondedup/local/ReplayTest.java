@@ -3,9 +3,9 @@ package io.impressiondedup.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.DeadLetterHeaders;
-import io.impressiondedup.job.io.ImpressionDeserializationSchema;
-import io.impressiondedup.job.io.KafkaRecords;
+import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
+import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.KafkaRecords;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;

@@ -1,6 +1,6 @@
 package io.impressiondedup.tools;
 
-import io.impressiondedup.job.io.DeadLetterHeaders;
+import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

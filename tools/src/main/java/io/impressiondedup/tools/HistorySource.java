@@ -1,7 +1,7 @@
 package io.impressiondedup.tools;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package io.impressiondedup.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.ImpressionDeserializationSchema;
-import io.impressiondedup.job.io.KafkaRecords;
+import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.KafkaRecords;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;

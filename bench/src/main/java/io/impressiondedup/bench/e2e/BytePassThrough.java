@@ -1,7 +1,7 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.KafkaConnectors;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;

@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.e2e;
 
-import io.impressiondedup.job.io.OutputWriteDelay;
+import io.impressiondedup.job.io.kafka.OutputWriteDelay;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.io.RecordParser;
+import io.impressiondedup.job.io.parsing.RecordParser;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.util.concurrent.TimeUnit;

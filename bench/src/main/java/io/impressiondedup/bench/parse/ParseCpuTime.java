@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.parse;
 
-import io.impressiondedup.job.io.RecordParser;
+import io.impressiondedup.job.io.parsing.RecordParser;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

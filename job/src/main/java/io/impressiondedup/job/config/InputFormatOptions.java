@@ -2,9 +2,9 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
-import io.impressiondedup.job.io.AvroImpressionParser;
-import io.impressiondedup.job.io.avro.AvroImpressionFields;
-import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.parsing.AvroImpressionParser;
+import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields;
+import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;

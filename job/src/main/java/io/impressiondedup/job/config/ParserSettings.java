@@ -1,6 +1,6 @@
 package io.impressiondedup.job.config;
 
-import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
 import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
 import java.io.Serializable;
 import java.time.Duration;
@@ -24,7 +24,7 @@ public final class ParserSettings implements Serializable {
 
     public static final Instant DEFAULT_MIN_EVENT_TIME = Instant.parse("2000-01-01T00:00:00Z");
 
-    /** The fields of the identity, the first one digested and sharded ({@code io.impressiondedup.job.io.DedupKey}). */
+    /** The fields of the identity, the first one digested and sharded ({@code io.impressiondedup.job.io.parsing.DedupKey}). */
     private final List<FieldPath> keyFields;
     /**
      * True for the default key (request id, ad id): its first field must be a string, as it always had to be.

@@ -1,0 +1,101 @@
+package io.impressiondedup.job.io.checks;
+
+import io.impressiondedup.job.config.DedupJobOptions;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * What the start-up check found of open Kafka transactions under the job's transactional ids
+ * ({@link KafkaChecks#openTransactionsUnderPrefix}), and the one line the job logs about it: a
+ * warning if a job starting without state found some (another job with the same prefix, or an
+ * earlier run that left them open: the new job's sinks abort or fence them, and their records are
+ * lost), information otherwise. Never a failure: the job starts either way.
+ */
+public final class OpenTransactionsUnderPrefix {
+
+    /** What the check did. */
+    public enum Outcome {
+        /** Started without state, and open transactions were found: warn. */
+        FOUND,
+        /** Started without state, and none was found. */
+        NONE_FOUND,
+        /** Restoring from a savepoint or checkpoint: the restored sinks commit or abort their own transactions; not checked. */
+        SKIPPED_RESTORING,
+        /** The check could not run (no transactions at least once, no permission, brokers unreachable). */
+        NOT_RUN
+    }
+
+    private static final int IDS_SHOWN = 5;
+
+    private final Outcome outcome;
+    private final String prefix;
+    private final List<String> transactionalIds;
+    private final String detail;
+
+    private OpenTransactionsUnderPrefix(Outcome outcome, String prefix, List<String> transactionalIds, String detail) {
+        this.outcome = outcome;
+        this.prefix = prefix;
+        this.transactionalIds = List.copyOf(transactionalIds);
+        this.detail = detail;
+    }
+
+    static OpenTransactionsUnderPrefix found(String prefix, List<String> transactionalIds) {
+        return new OpenTransactionsUnderPrefix(transactionalIds.isEmpty() ? Outcome.NONE_FOUND : Outcome.FOUND, prefix, transactionalIds, null);
+    }
+
+    static OpenTransactionsUnderPrefix skippedRestoring(String prefix, String restorePath) {
+        return new OpenTransactionsUnderPrefix(Outcome.SKIPPED_RESTORING, prefix, List.of(), restorePath);
+    }
+
+    static OpenTransactionsUnderPrefix notRun(String prefix, String reason) {
+        return new OpenTransactionsUnderPrefix(Outcome.NOT_RUN, prefix, List.of(), reason);
+    }
+
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** The open transactions' ids (empty unless {@link Outcome#FOUND}). */
+    public List<String> transactionalIds() {
+        return transactionalIds;
+    }
+
+    /** The line logged at start. */
+    public String message() {
+        String option = "--" + DedupJobOptions.TRANSACTIONAL_ID_PREFIX.key() + " " + prefix;
+        switch (outcome) {
+            case FOUND:
+                List<String> shown = transactionalIds.subList(0, Math.min(IDS_SHOWN, transactionalIds.size()));
+                return "Found " + transactionalIds.size() + " open Kafka transaction(s) under " + option + " " + shown
+                        + (transactionalIds.size() > IDS_SHOWN ? " and more" : "") + " while this job starts without state (no"
+                        + " savepoint or checkpoint to restore). Another job runs with the same prefix, or an earlier run of this"
+                        + " job left them open: this job's sinks will abort or fence them, and their records are lost (a running"
+                        + " job then fails and, restarting, fences this one in turn). Give this job a distinct --"
+                        + DedupJobOptions.TRANSACTIONAL_ID_PREFIX.key() + " (and --" + DedupJobOptions.GROUP_ID.key() + "), or start it"
+                        + " from that job's savepoint or last checkpoint (flink run -s <path>). If this is the same job recovering"
+                        + " its checkpoints on its own (application mode after a JobManager failover), ignore this.";
+            case NONE_FOUND:
+                return "No open Kafka transactions under " + option + ": no other job writes with this prefix.";
+            case SKIPPED_RESTORING:
+                return "Restoring from " + detail + ": not looking for open Kafka transactions under " + option
+                        + " (the restored sinks commit or abort their own).";
+            case NOT_RUN:
+            default:
+                return "Could not check for open Kafka transactions under " + option + " (" + detail + "); starting anyway.";
+        }
+    }
+
+    /** Logs {@link #message()}: a warning if open transactions were found, information otherwise. */
+    public void logTo(Logger log) {
+        if (outcome == Outcome.FOUND) {
+            log.warn(message());
+        } else {
+            log.info(message());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return outcome + ": " + message();
+    }
+}
