@@ -4,6 +4,10 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import io.impressiondedup.tools.bootstrap.BootstrapCommand;
+import io.impressiondedup.tools.inspect.InspectCommand;
+import io.impressiondedup.tools.replay.ReplayCommand;
+import io.impressiondedup.tools.reshape.ReshapeCommand;
 
 /**
  * {@code java -jar dedup-tools.jar <verb> [--option value ...]}: the dedup job's tools; the state tools are

@@ -13,9 +13,9 @@ import org.apache.flink.configuration.Configuration;
  * A verb's command line that also takes Kafka client properties ({@code --kafka.<property> value}): the
  * options, typed and checked by their rules, and the Kafka properties apart, prefix removed.
  */
-record ToolArguments(Configuration options, Map<String, String> kafkaProperties) {
+public record ToolArguments(Configuration options, Map<String, String> kafkaProperties) {
 
-    static ToolArguments parse(String[] args, Collection<ConfigOption<?>> accepted) {
+    public static ToolArguments parse(String[] args, Collection<ConfigOption<?>> accepted) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> kafka = new LinkedHashMap<>();
         OptionSources.fromArguments(args, accepted, true).forEach((key, value) -> {

@@ -9,11 +9,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The Flink the tools run on: a local environment in the tool's own JVM, in batch mode (a savepoint is
  * read and written as bounded data). Its temporary files go where {@code java.io.tmpdir} points.
  */
-final class ToolEnvironment {
+public final class ToolEnvironment {
 
     private ToolEnvironment() {}
 
-    static StreamExecutionEnvironment create(int parallelism) {
+    public static StreamExecutionEnvironment create(int parallelism) {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0"); // never collide with a cluster on this machine
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);

@@ -12,23 +12,23 @@ import org.apache.flink.configuration.ConfigOption;
  * naming the option (exit 2); anything else fails with the deepest cause and the stack trace on
  * stderr (exit 1).
  */
-final class VerbRun {
+public final class VerbRun {
 
     /** Reads and checks the command line; throws {@link InvalidOptionException} naming the option. */
     @FunctionalInterface
-    interface Parse<S> {
+    public interface Parse<S> {
         S parse(String[] args);
     }
 
     /** Does the verb's work; returns the exit code. */
     @FunctionalInterface
-    interface Work<S> {
+    public interface Work<S> {
         int run(S settings, PrintStream out, PrintStream err) throws Exception;
     }
 
     private VerbRun() {}
 
-    static <S> int run(String verb, String usage, String summary, List<ConfigOption<?>> options, boolean kafkaProperties,
+    public static <S> int run(String verb, String usage, String summary, List<ConfigOption<?>> options, boolean kafkaProperties,
             String[] args, PrintStream out, PrintStream err, Parse<S> parse, Work<S> work) {
         if (OptionSources.helpRequested(args)) {
             out.print(OptionSources.help(usage, summary, options, kafkaProperties));

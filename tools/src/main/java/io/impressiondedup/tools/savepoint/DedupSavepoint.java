@@ -1,0 +1,156 @@
+package io.impressiondedup.tools.savepoint;
+
+import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.operators.dedup.ShardKeys;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.runtime.SavepointLoader;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+import io.impressiondedup.tools.ToolEnvironment;
+
+/**
+ * A savepoint (or retained checkpoint) of the dedup job, as the state tools read it: the dedup
+ * operator's facts (shard count, max parallelism, fingerprint check value, lateness watermark) and its
+ * keyed state as {@link ShardEntry}s. The layout is {@link DedupStateLayout}'s; the operator is found by
+ * its uid, {@value DedupOperator#UID}.
+ */
+public final class DedupSavepoint {
+
+    /** The dedup operator in every savepoint of the job. */
+    public static final OperatorIdentifier OPERATOR = OperatorIdentifier.forUid(DedupOperator.UID);
+
+    private final String path;
+    private final Facts facts;
+
+    private DedupSavepoint(String path, Facts facts) {
+        this.path = path;
+        this.facts = facts;
+    }
+
+    /**
+     * What a savepoint says about the dedup state it holds.
+     *
+     * @param fingerprintCheck the secret's check value the state was written with; {@code null} in state of the
+     *     first release (counts as written without a secret)
+     * @param latenessWatermark the highest lateness watermark of the subtasks, or {@code null} if none was saved
+     * @param dedupKey the dedup key the state was written under ({@code DedupSettings#dedupKey()}), or {@code null} if
+     *     none was recorded (state written before keys were recorded, or by {@code bootstrap --from-file})
+     * @param timeOptions the time options the state was written under ({@code TimeBuckets#description()}), or {@code null}
+     *     if none were recorded (state written before they were, or by the state tools)
+     * @param lateBefore the event time before which records are late whatever the watermark ({@code TimeBuckets} rule 7), or {@code null}
+     */
+    public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey,
+            String timeOptions, Long lateBefore) {
+
+        /** Facts of state that records no time options. */
+        public Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+            this(shards, maxParallelism, fingerprintCheck, latenessWatermark, dedupKey, null, null);
+        }
+
+        public ShardKeys shardKeys() {
+            return new ShardKeys(shards, maxParallelism);
+        }
+    }
+
+    /** Opens {@code path}: reads its metadata and the operator state of the dedup operator (a small local job). */
+    public static DedupSavepoint open(String path, StateBackend backend) throws Exception {
+        int maxParallelism = maxParallelismOf(path);
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointReader reader = SavepointReader.read(env, path, backend);
+        // The union lists in one local job (each job costs seconds to start), each value as text tagged with its state.
+        DataStream<Tuple2<String, String>> all = tagged(reader.readUnionState(OPERATOR, DedupStateLayout.SHARD_COUNT, Types.INT),
+                        DedupStateLayout.SHARD_COUNT)
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.FINGERPRINT_CHECK, Types.LONG),
+                        DedupStateLayout.FINGERPRINT_CHECK))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATENESS_WATERMARK, Types.LONG),
+                        DedupStateLayout.LATENESS_WATERMARK))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.TIME_OPTIONS, Types.STRING), DedupStateLayout.TIME_OPTIONS))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATE_BEFORE, Types.LONG), DedupStateLayout.LATE_BEFORE));
+        List<Long> shardCounts = new ArrayList<>();
+        List<Long> checks = new ArrayList<>();
+        List<Long> watermarks = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        List<String> timeOptions = new ArrayList<>();
+        List<Long> lateBefore = new ArrayList<>();
+        for (Tuple2<String, String> value : collect(all)) {
+            switch (value.f0) {
+                case DedupStateLayout.SHARD_COUNT -> shardCounts.add(Long.parseLong(value.f1));
+                case DedupStateLayout.FINGERPRINT_CHECK -> checks.add(Long.parseLong(value.f1));
+                case DedupStateLayout.DEDUP_KEY -> keys.add(value.f1);
+                case DedupStateLayout.TIME_OPTIONS -> timeOptions.add(value.f1);
+                case DedupStateLayout.LATE_BEFORE -> lateBefore.add(Long.parseLong(value.f1));
+                default -> watermarks.add(Long.parseLong(value.f1));
+            }
+        }
+        if (shardCounts.isEmpty()) {
+            throw new IllegalArgumentException("The savepoint " + path + " holds no shard count for operator '" + DedupOperator.UID
+                    + "': is it a savepoint of the dedup job?");
+        }
+        long shards = shardCounts.get(0);
+        for (long count : shardCounts) {
+            if (count != shards) {
+                throw new IllegalStateException("The savepoint " + path + " holds shard counts " + shardCounts + ": it is corrupt");
+            }
+        }
+        Long watermark = watermarks.stream().max(Long::compare).orElse(null);
+        return new DedupSavepoint(path, new Facts((int) shards, maxParallelism, checks.isEmpty() ? null : checks.get(0), watermark,
+                keys.isEmpty() ? null : keys.get(0), timeOptions.isEmpty() ? null : timeOptions.get(0),
+                lateBefore.stream().max(Long::compare).orElse(null)));
+    }
+
+    private static <T> DataStream<Tuple2<String, String>> tagged(DataStream<T> values, String state) {
+        return values.map(value -> Tuple2.of(state, String.valueOf(value)), Types.TUPLE(Types.STRING, Types.STRING)).name(state);
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public Facts facts() {
+        return facts;
+    }
+
+    /** A reader of this savepoint in {@code env} (one per job the tool runs). */
+    public SavepointReader reader(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
+        return SavepointReader.read(env, path, backend);
+    }
+
+    /** Every shard's keyed state, entry by entry, in {@code env}. */
+    public DataStream<ShardEntry> shardEntries(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
+        return reader(env, backend).readKeyedState(OPERATOR, new ShardEntryReader(facts.shardKeys()), Types.INT,
+                Types.POJO(ShardEntry.class));
+    }
+
+    private static int maxParallelismOf(String path) throws IOException {
+        CheckpointMetadata metadata = SavepointLoader.loadSavepointMetadata(path);
+        OperatorID id = OPERATOR.getOperatorId();
+        for (OperatorState state : metadata.getOperatorStates()) {
+            if (state.getOperatorID().equals(id)) {
+                return state.getMaxParallelism();
+            }
+        }
+        throw new IllegalArgumentException("The savepoint " + path + " has no state of operator '" + DedupOperator.UID
+                + "': is it a savepoint of the dedup job?");
+    }
+
+    private static <T> List<T> collect(DataStream<T> stream) throws Exception {
+        List<T> all = new ArrayList<>();
+        try (CloseableIterator<T> it = stream.executeAndCollect()) {
+            it.forEachRemaining(all::add);
+        }
+        return all;
+    }
+}

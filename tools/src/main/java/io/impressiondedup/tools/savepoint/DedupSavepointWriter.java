@@ -1,0 +1,48 @@
+package io.impressiondedup.tools.savepoint;
+
+import io.impressiondedup.operators.dedup.ShardKeys;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.StateBootstrapTransformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * Turns a stream of the dedup operator's future state into the transformation a {@link SavepointWriter}
+ * writes under {@link DedupSavepoint#OPERATOR}: each element keyed by the Flink key of its shard
+ * ({@link ShardKeys}, for the shard count and max parallelism the job will run with), then written by a
+ * {@link DedupStateWriter}.
+ */
+public final class DedupSavepointWriter {
+
+    private DedupSavepointWriter() {}
+
+    /** The shard of an element, for {@link #transformation}. */
+    @FunctionalInterface
+    public interface ShardOf<IN> extends java.io.Serializable {
+        int shardOf(IN element);
+    }
+
+    public static <IN> StateBootstrapTransformation<IN> transformation(
+            DataStream<IN> elements, ShardKeys shardKeys, ShardOf<IN> shardOf, DedupStateWriter<IN> writer) {
+        KeySelector<IN, Integer> key = element -> shardKeys.keyOf(shardOf.shardOf(element));
+        return OperatorTransformation.bootstrapWith(elements)
+                .keyBy(key, Types.INT)
+                .transform(writer);
+    }
+
+    /** {@link ShardEntry}s written back as they are, each under its own {@link ShardEntry#shard}. */
+    public static StateBootstrapTransformation<ShardEntry> entries(
+            DataStream<ShardEntry> entries, ShardKeys shardKeys, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+        return transformation(entries, shardKeys, entry -> entry.shard,
+                new ShardEntryWriter(shardKeys.shards(), fingerprintCheck, latenessWatermark, dedupKey));
+    }
+
+    /** {@link ShardEntry}s written back as they are, with every fact {@code facts} holds but the shard count (that of {@code shardKeys}). */
+    public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts) {
+        ShardEntryWriter writer = new ShardEntryWriter(shardKeys.shards(), facts.fingerprintCheck(), facts.latenessWatermark(), facts.dedupKey());
+        writer.withTimeOptions(facts.timeOptions(), facts.lateBefore());
+        return transformation(entries, shardKeys, entry -> entry.shard, writer);
+    }
+}

@@ -1,0 +1,92 @@
+package io.impressiondedup.tools.savepoint;
+
+import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
+import java.util.List;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+
+/**
+ * Writes the dedup operator's state into a new savepoint, keyed by shard key: the keyed state of
+ * {@link DedupStateLayout} (subclasses fill {@link #directory} and {@link #pages} for the current shard)
+ * and its operator state (shard count, fingerprint check value, lateness watermark), which every
+ * subtask writes alike, as the job's subtasks do.
+ *
+ * <p>No timers are written: the operator registers each restored bucket's timers itself.
+ */
+public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, IN> implements CheckpointedFunction {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int shards;
+    private final Long fingerprintCheck;
+    private final Long latenessWatermark;
+    private final String dedupKey;
+    private String timeOptions;
+    private Long lateBefore;
+
+    protected transient ValueState<BucketFilters> directory;
+    protected transient MapState<Long, PageGroup> pages;
+
+    /**
+     * @param fingerprintCheck the check value of the secret the state is written with ({@code 0} for none, as the job
+     *     writes it); {@code null} writes none, as state of the first release
+     * @param latenessWatermark {@code null} writes none: the restored job judges lateness by its own watermark only
+     * @param dedupKey the dedup key the state is written under; {@code null} writes none (the restored job accepts the
+     *     state under any key and records its own)
+     */
+    protected DedupStateWriter(int shards, Long fingerprintCheck, Long latenessWatermark, String dedupKey) {
+        this.shards = shards;
+        this.fingerprintCheck = fingerprintCheck;
+        this.latenessWatermark = latenessWatermark;
+        this.dedupKey = dedupKey;
+    }
+
+    /**
+     * Writes the time options ({@code TimeBuckets#description()}) and the event time before which records are late too; {@code null}
+     * writes none (the restored job takes the state as written under its own options).
+     */
+    void withTimeOptions(String timeOptions, Long lateBefore) {
+        this.timeOptions = timeOptions;
+        this.lateBefore = lateBefore;
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        directory = getRuntimeContext().getState(DedupStateLayout.directory());
+        pages = getRuntimeContext().getMapState(DedupStateLayout.pages());
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        ListState<Integer> shardCount = context.getOperatorStateStore().getUnionListState(DedupStateLayout.shardCount());
+        shardCount.update(List.of(shards));
+        if (fingerprintCheck != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.fingerprintCheck()).update(List.of(fingerprintCheck));
+        }
+        if (latenessWatermark != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.latenessWatermark()).update(List.of(latenessWatermark));
+        }
+        if (dedupKey != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.dedupKey()).update(List.of(dedupKey));
+        }
+        if (timeOptions != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions()).update(List.of(timeOptions));
+        }
+        if (lateBefore != null) {
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.lateBefore()).update(List.of(lateBefore));
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // The operator state was set in initializeState and does not change.
+    }
+}

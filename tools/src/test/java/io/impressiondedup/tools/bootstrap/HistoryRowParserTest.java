@@ -1,0 +1,77 @@
+package io.impressiondedup.tools.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class HistoryRowParserTest {
+
+    private final HistoryRowParser parser = new HistoryRowParser(Instant.parse("2000-01-01T00:00:00Z"));
+
+    @Test
+    void epochMillisAndIsoInstantsWithAnOffsetAreTheSameTime() {
+        HistoryRowParser.Row millis = parser.parse(2, "r1,ad-1,1763805600000");
+        HistoryRowParser.Row iso = parser.parse(3, "r1,ad-1,2025-11-22T11:00:00+01:00");
+        assertThat(millis.isImpression()).isTrue();
+        assertThat(iso.eventTime()).isEqualTo(millis.eventTime()).isEqualTo(Instant.parse("2025-11-22T10:00:00Z").toEpochMilli());
+        assertThat(iso.requestId()).isEqualTo("r1");
+        assertThat(iso.adId()).isEqualTo("ad-1");
+    }
+
+    @Test
+    void aHeaderIsAcceptedOnTheFirstLineOnly() {
+        assertThat(parser.parse(1, "requestId,adId,timestamp").header()).isTrue();
+        HistoryRowParser.Row later = parser.parse(2, "requestId,adId,timestamp");
+        assertThat(later.header()).isFalse();
+        assertThat(later.error()).startsWith("line 2: timestamp 'timestamp' is neither");
+    }
+
+    @Test
+    void quotedFieldsMayHoldCommasAndQuotesAndIdsAreNotTrimmed() {
+        HistoryRowParser.Row row = parser.parse(5, "\"r,1 \"\"x\"\"\", ad,\"1763805600000\"");
+        assertThat(row.requestId()).isEqualTo("r,1 \"x\"");
+        assertThat(row.adId()).isEqualTo(" ad");
+    }
+
+    @Test
+    void badRowsNameTheirLineAndWhatIsWrong() {
+        assertThat(parser.parse(7, "r1,ad1").error()).isEqualTo("line 7: expected 3 fields requestId,adId,timestamp but found 2: r1,ad1");
+        assertThat(parser.parse(8, "r1,ad1,yesterday").error()).startsWith("line 8: timestamp 'yesterday' is neither epoch milliseconds");
+        assertThat(parser.parse(9, ",ad1,1763805600000").error()).isEqualTo("line 9: empty request id");
+        assertThat(parser.parse(10, "r1,,1763805600000").error()).isEqualTo("line 10: empty ad id");
+        assertThat(parser.parse(11, "r1,ad1,2025-11-22T10:00:00").error()).as("an instant without an offset is ambiguous")
+                .startsWith("line 11: timestamp");
+        assertThat(parser.parse(12, "r1,ad1,99999999999999999999").error()).startsWith("line 12: timestamp");
+        assertThat(parser.parse(13, "\"r1,ad1,1763805600000").error()).startsWith("line 13: unterminated quoted field");
+        assertThat(parser.parse(14, "").error()).startsWith("line 14: expected 3 fields");
+    }
+
+    @Test
+    void aTimestampBeforeTheMinimumEventTimeIsBadAsTheJobDeadLettersIt() {
+        assertThat(parser.parse(4, "r1,ad1,946684799999").error())
+                .isEqualTo("line 4: timestamp 946684799999 is before --min-event-time 2000-01-01T00:00:00Z (the job dead-letters such records)");
+        assertThat(parser.parse(4, "r1,ad1,946684800000").isImpression()).isTrue();
+    }
+
+    @Test
+    void linesAreNumberedFromOneAndALineThatIsNotUtf8IsAnErrorNotReplacementCharacters() throws Exception {
+        byte[] bytes = "a,b,1\r\n\u00e9,b,2\n".getBytes(StandardCharsets.UTF_8);
+        byte[] withBadByte = new byte[bytes.length + 7];
+        System.arraycopy(bytes, 0, withBadByte, 0, bytes.length);
+        System.arraycopy(new byte[] {'r', (byte) 0xC0, (byte) 0xAF, ',', 'b', ',', '3'}, 0, withBadByte, bytes.length, 7);
+        NumberedLineInputFormat.LineReader reader = new NumberedLineInputFormat.LineReader(new ByteArrayInputStream(withBadByte));
+        NumberedLine first = reader.read();
+        NumberedLine second = reader.read();
+        NumberedLine third = reader.read();
+        assertThat(first.number).isEqualTo(1);
+        assertThat(first.text).isEqualTo("a,b,1");
+        assertThat(second.text).isEqualTo("\u00e9,b,2");
+        assertThat(third.number).isEqualTo(3);
+        assertThat(third.text).isNull();
+        assertThat(third.error).startsWith("the row is not UTF-8");
+        assertThat(reader.read()).isNull();
+    }
+}

@@ -1,0 +1,197 @@
+package io.impressiondedup.tools.reshape;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageAddress;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.functions.StateBootstrapFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import io.impressiondedup.tools.DedupTools;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
+import io.impressiondedup.tools.savepoint.ShardEntry;
+
+class ReshapeCommandTest {
+
+    @TempDir
+    Path dir;
+
+    /** The property the method rests on: with k times the shards, a request's new shard is a child of its old one. */
+    @ParameterizedTest
+    @CsvSource({"128,2", "128,3", "100,4", "7,5", "1,128"})
+    void everyRequestsNewShardIsAChildOfItsOldShard(int shards, int factor) {
+        Random random = new Random(shards * 31L + factor);
+        for (int i = 0; i < 200_000; i++) {
+            long digestHigh = random.nextLong();
+            assertThat(FingerprintScheme.shardOf(digestHigh, shards * factor) / factor)
+                    .isEqualTo(FingerprintScheme.shardOf(digestHigh, shards));
+        }
+        // and at the edges of the 32-bit range
+        for (long top : new long[] {0, 1, 0xFFFF_FFFFL, 0x8000_0000L, 0x7FFF_FFFFL}) {
+            long digestHigh = top << 32;
+            assertThat(FingerprintScheme.shardOf(digestHigh, shards * factor) / factor)
+                    .isEqualTo(FingerprintScheme.shardOf(digestHigh, shards));
+        }
+    }
+
+    @Test
+    void onlyAMultipleOfTheShardCountIsAccepted() {
+        assertThat(ReshapeCommand.refusal(128, 256)).isNull();
+        assertThat(ReshapeCommand.refusal(128, 384)).isNull();
+        assertThat(ReshapeCommand.refusal(128, 128)).contains("nothing to do");
+        assertThat(ReshapeCommand.refusal(128, 64)).contains("not a multiple of the savepoint's 128 shards").contains("bootstrap");
+        assertThat(ReshapeCommand.refusal(128, 200)).contains("not a multiple of the savepoint's 128 shards");
+    }
+
+    /**
+     * Run as users do (the verb's arguments): every child shard holds exactly its parent's entries, the operator state
+     * says the new count and keeps the secret's check value and the watermark, and another operator's state (the Kafka
+     * offsets, in a real savepoint) is carried over untouched.
+     */
+    @Test
+    void eachNewShardGetsItsParentsStateAndOtherOperatorsKeepTheirs() throws Exception {
+        int shards = 4;
+        int maxParallelism = 4;
+        List<ShardEntry> parents = entries(shards);
+        String savepoint = dir.resolve("before").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(2);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
+                        env.fromData(parents), new ShardKeys(shards, maxParallelism), 99L, 1_700_000_000_000L,
+                        "/requestId;/adId;/slot"))
+                .withOperator(OTHER, OperatorTransformation.bootstrapWith(env.fromData(10L, 20L, 30L)).transform(new OffsetsWriter()))
+                .write(savepoint);
+        env.execute("write");
+
+        String output = dir.resolve("after").toString();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output, "--shards", "12",
+            "--state-backend", "hashmap", "--parallelism", "2"}, new PrintStream(out), new PrintStream(err));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("from 4 to 12 shards").contains("--shards 12");
+
+        DedupSavepoint reshaped = DedupSavepoint.open(output, new HashMapStateBackend());
+        assertThat(reshaped.facts()).isEqualTo(new DedupSavepoint.Facts(12, maxParallelism, 99L, 1_700_000_000_000L, "/requestId;/adId;/slot"));
+        Set<ShardEntry> expected = new HashSet<>();
+        for (ShardEntry parent : parents) {
+            for (int child = 0; child < 3; child++) {
+                expected.add(parent.withShard(parent.shard * 3 + child));
+            }
+        }
+        List<ShardEntry> children = new ArrayList<>();
+        try (CloseableIterator<ShardEntry> it = reshaped.shardEntries(ToolEnvironment.create(2), new HashMapStateBackend())
+                .executeAndCollect()) {
+            it.forEachRemaining(children::add);
+        }
+        assertThat(children).hasSize(expected.size());
+        assertThat(new HashSet<>(children)).isEqualTo(expected);
+
+        List<Long> offsets = new ArrayList<>();
+        try (CloseableIterator<Long> it = SavepointReader.read(ToolEnvironment.create(1), output, new HashMapStateBackend())
+                .readListState(OTHER, OffsetsWriter.STATE, Types.LONG).executeAndCollect()) {
+            it.forEachRemaining(offsets::add);
+        }
+        assertThat(offsets).containsExactlyInAnyOrder(10L, 20L, 30L);
+    }
+
+    @Test
+    void aShardCountThatIsNotAMultipleIsRefusedNamingTheWayThatWorks() throws Exception {
+        int shards = 4;
+        String savepoint = dir.resolve("before").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
+                        env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null, null))
+                .write(savepoint);
+        env.execute("write");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
+            "--shards", "6", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 6 is not a multiple of the savepoint's 4 shards")
+                .contains("dedup-tools bootstrap --shards 6");
+        assertThat(dir.resolve("after")).doesNotExist();
+    }
+
+    @Test
+    void aMissingShardCountIsABadCommandLineNamingTheOption() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", "x", "--output", "y"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards");
+    }
+
+    private static final OperatorIdentifier OTHER = OperatorIdentifier.forUid("kafka-source-standin");
+
+    /** Another operator's list state, standing in for the Kafka source's offsets. */
+    static final class OffsetsWriter extends StateBootstrapFunction<Long> {
+        static final String STATE = "offsets";
+        private transient ListState<Long> offsets;
+
+        @Override
+        public void processElement(Long offset, Context context) throws Exception {
+            offsets.add(offset);
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) {}
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            offsets = context.getOperatorStateStore().getListState(new ListStateDescriptor<>(STATE, Types.LONG));
+        }
+    }
+
+    /** A directory and a few page groups per shard, with distinct contents. */
+    private static List<ShardEntry> entries(int shards) {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000).shards(shards).fpp(0.001).build();
+        Random random = new Random(11);
+        List<ShardEntry> entries = new ArrayList<>();
+        for (int shard = 0; shard < shards; shard++) {
+            BucketFilters directory = new BucketFilters();
+            directory.put(20_000 + shard, plan.newBucketFilter());
+            entries.add(ShardEntry.directory(shard, directory));
+            for (int page = 0; page < 2; page++) {
+                PageGroup group = new PageGroup();
+                long[] words = new long[8];
+                for (int i = 0; i < words.length; i++) {
+                    words[i] = random.nextLong();
+                }
+                group.put(20_000 + shard, 0, words);
+                entries.add(ShardEntry.pageGroup(shard, PageAddress.pack(3, page), group));
+            }
+        }
+        return entries;
+    }
+}
