@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /** {@code test-data generate}: the options as {@link GeneratorSettings}, the records to a JSONL file or a Kafka topic. */
-@Command(name = "generate", footerHeading = "%nPassed through:%n",
+@Command(name = "generate", defaultValueProvider = JobTimeDefaults.class, footerHeading = "%nPassed through:%n",
         description = "Generates impressions with duplicates, late, malformed and far-future records, to a JSONL file or a"
                 + " Kafka topic, and their ground truth.",
         footer = "  --kafka.<property> <value>   Passed to the Kafka producer, e.g. --kafka.security.protocol SASL_SSL")
@@ -59,15 +59,15 @@ final class GenerateCommand extends TestDataSubcommand {
             description = "Out-of-order jitter: records are stamped up to this far behind the stream clock.")
     Duration maxJitter;
 
-    @Option(names = "--retention", defaultValue = "2d",
+    @Option(names = "--retention",
             description = "The job's retention (classes late and beyond-retention copies accordingly).")
     Duration retention;
 
-    @Option(names = "--bucket-size", defaultValue = "1d",
+    @Option(names = "--bucket-size",
             description = "The job's bucket size: at least 1min, dividing a day or whole days.")
     Duration bucketSize;
 
-    @Option(names = "--allowed-lateness", defaultValue = "1d",
+    @Option(names = "--allowed-lateness",
             description = "The job's allowed lateness (late records are stamped beyond it; delays stay inside it).")
     Duration allowedLateness;
 
