@@ -266,7 +266,7 @@ public final class GeneratorSettings {
         /**
          * Share of requests from delayed clients (mobile, offline): their impressions keep their event
          * time but are written a delay in [{@link #delayMin}, {@link #delayMax}] later into the stream.
-         * 0 (the default) draws nothing, so the stream is byte for byte what it was without the profile.
+         * 0 (the default) draws nothing for the profile: the stream is then a function of the other settings alone.
          */
         public Builder delayedShare(double share) {
             this.delayedShare = share;

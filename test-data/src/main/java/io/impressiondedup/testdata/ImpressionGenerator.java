@@ -147,7 +147,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     }
 
     private GeneratedRecord newRequest(long seq, long clock) {
-        // Without delayed clients nothing is drawn here, so a share of 0 gives the stream of a generator that has no such profile.
+        // With a share of 0 nothing is drawn here: the stream is then a function of the other settings alone.
         while (settings.delayedShare > 0 && random.nextDouble() < settings.delayedShare) {
             delayRequest(seq, clock);
         }
