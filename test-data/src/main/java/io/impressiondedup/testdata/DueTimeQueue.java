@@ -8,8 +8,8 @@ import java.util.NoSuchElementException;
  *
  * <p>The generator keeps every scheduled copy here until it comes due: hundreds of thousands of them
  * for a retention of days. A {@code PriorityQueue} of comparable objects dereferences two scattered
- * objects per comparison, about 20 comparisons per operation at that size, and was a tenth of the
- * generator's time; here a comparison reads two adjacent longs.
+ * objects per comparison, about 20 comparisons per operation at that size: a tenth of the generator's
+ * time; here a comparison reads two adjacent longs.
  */
 final class DueTimeQueue<T> {
 

@@ -1,5 +1,7 @@
 package io.impressiondedup.testdata;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * One generated Kafka record and its ground truth.
  *
@@ -46,6 +48,11 @@ public final class GeneratedRecord {
         this.key = key;
         this.value = value;
         this.valueIsJsonObject = valueIsJsonObject;
+    }
+
+    /** The Kafka key of a record: its request id, so that the copies of an impression land in one partition. */
+    static byte[] keyOf(String requestId) {
+        return requestId.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.impressiondedup.testdata;
 import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.TimeUtils.formatWithHighestUnit;
 
+import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -143,10 +144,10 @@ public final class GeneratorSettings {
         private double lateShare = 0.002;
         private double malformedShare = 0.003;
         private double futureShare = 0.001;
-        private Duration bucketSize = Duration.ofDays(1);
-        private Duration retention = Duration.ofDays(2);
+        private Duration bucketSize = TimeBuckets.DEFAULT_BUCKET_SIZE;
+        private Duration retention = TimeBuckets.DEFAULT_RETENTION;
         private int oversizedBytes = 100 * 1024;
-        private Duration allowedLateness = Duration.ofDays(1);
+        private Duration allowedLateness = TimeBuckets.DEFAULT_ALLOWED_LATENESS;
         private double delayedShare = 0;
         private Duration delayMin = Duration.ofHours(1);
         private Duration delayMax = Duration.ofHours(20);
@@ -265,7 +266,7 @@ public final class GeneratorSettings {
         /**
          * Share of requests from delayed clients (mobile, offline): their impressions keep their event
          * time but are written a delay in [{@link #delayMin}, {@link #delayMax}] later into the stream.
-         * 0 (the default) draws nothing, so the stream is byte for byte what it was without the profile.
+         * 0 (the default) draws nothing for the profile: the stream is then a function of the other settings alone.
          */
         public Builder delayedShare(double share) {
             this.delayedShare = share;

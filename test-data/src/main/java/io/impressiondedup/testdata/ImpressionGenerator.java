@@ -1,16 +1,13 @@
 package io.impressiondedup.testdata;
 
-import static io.impressiondedup.testdata.AsciiByteBuilder.ascii;
+import static io.impressiondedup.testdata.GeneratedRecord.keyOf;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.SplittableRandom;
-import java.util.UUID;
 
 /**
  * Generates a deterministic stream of impressions, JSON or Avro ({@link ValueFormat}), with ground truth, from a seed.
@@ -58,74 +55,34 @@ import java.util.UUID;
  */
 public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
 
-    private static final long MINUTE = Duration.ofMinutes(1).toMillis();
     private static final long HOUR = Duration.ofHours(1).toMillis();
     private static final long DAY = Duration.ofDays(1).toMillis();
-    /**
-     * The event times of the "absurd timestamp" malformed variant, as JSON text: one list for both formats, so that a
-     * seed draws the same variant in JSON and in Avro (where "-5" is the long -5 and the rest are strings).
-     */
-    private static final String[] ABSURD_TIMESTAMPS = {"-5", "12.5", "1e30", "99999999999999999999", "null", "true"};
     /** 2200-01-01T00:00:00Z: far-future records are dated after it, so they stay future for this product's life. */
     static final long FAR_FUTURE = Instant.parse("2200-01-01T00:00:00Z").toEpochMilli();
     static final long YEAR_9999 = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
-    private static final long UUID_EPOCH_OFFSET_MILLIS = 12_219_292_800_000L; // 1582-10-15 to 1970-01-01
-
-    private static final byte[][] USER_AGENTS = ascii(
-        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
-        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15",
-        "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
-        "Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36",
-        "Roku/DVP-12.5 (12.5.0.4178-46)",
-        "Mozilla/5.0 (SMART-TV; Linux; Tizen 7.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/5.0 Chrome/94.0.4606.31 TV Safari/537.36");
-    private static final byte[][] COUNTRIES = ascii("US", "US", "US", "DE", "GB", "FR", "JP", "BR", "IN", "CA", "AU", "ES");
-    private static final byte[][] DEVICES = ascii("mobile", "mobile", "mobile", "desktop", "tablet", "ctv");
-    private static final byte[][] CURRENCIES = ascii("USD", "USD", "USD", "EUR", "GBP", "JPY");
-    // The fixed parts of an impression's JSON, in field order.
-    private static final byte[] REQUEST_ID = ascii("{\"requestId\":\"");
-    private static final byte[] AD_ID = ascii("\",\"adId\":\"");
-    private static final byte[] TS = ascii("\",\"ts\":");
-    private static final byte[] CAMPAIGN_ID = ascii(",\"campaignId\":\"cmp-");
-    private static final byte[] PLACEMENT_ID = ascii("\",\"placementId\":\"plc-");
-    private static final byte[] PUBLISHER_ID = ascii("\",\"publisherId\":\"pub-");
-    private static final byte[] COUNTRY = ascii("\",\"country\":\"");
-    private static final byte[] DEVICE_TYPE = ascii("\",\"deviceType\":\"");
-    private static final byte[] USER_AGENT = ascii("\",\"userAgent\":\"");
-    private static final byte[] PRICE = ascii("\",\"price\":");
-    private static final byte[] CURRENCY = ascii(",\"currency\":\"");
-    private static final byte[] BID_ID = ascii("\",\"bidId\":\"");
-    private static final byte[] END = ascii("\"}");
 
     private final GeneratorSettings settings;
+    /** The one source of every draw: the order of the draws is what a seed reproduces. */
     private final SplittableRandom random;
     private final ZipfSampler ads;
+    private final RequestIds requestIds;
+    private final ImpressionPayloads payloads;
+    private final MalformedRecords malformed;
     private final long startMillis;
     private final double stepMillis;
-    private final long retentionMillis;
     private final long bucketMillis;
     private final long maxJitterMillis;
     /** How far behind the clock late records are stamped, at least (plus up to a bucket). */
     private final long lateOffsetMillis;
     private final long delayMinMillis;
     private final long delayMaxMillis;
-    /** Probability that a new impression schedules copies, so that copies make up duplicateShare of all records. */
-    private final double copyProbability;
-    private final long[] timeBasedNodes = new long[8];
-    private final int[] timeBasedClockSequences = new int[8];
 
-    /** The Avro encoding of the values, or null for JSON. */
-    private final AvroImpressionEncoding avro;
-    /** Reused to assemble payloads. */
-    private final AsciiByteBuilder payloadBuilder = new AsciiByteBuilder(512);
-    /** Copies scheduled and not yet emitted, by due time and then original. */
-    private final DueTimeQueue<PendingCopy> pending = new DueTimeQueue<>();
+    /** Copies and delayed clients' impressions scheduled and not yet emitted, by due time and then original. */
+    private final DueTimeQueue<PendingRecord> pending = new DueTimeQueue<>();
+    private final CopyScheduler copies;
     private final ArrayDeque<String> requestAdsLeft = new ArrayDeque<>();
     private String currentRequestId;
-    private String oversizedPadding;
     private long produced;
-    private long timeBasedCounter;
     /** Delayed requests drawn so far: numbers their non-UUID request ids apart from every seq. */
     private long delayedRequests;
 
@@ -133,29 +90,23 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         this.settings = settings;
         this.random = new SplittableRandom(settings.seed);
         this.ads = new ZipfSampler(settings.adCatalog, settings.adZipfExponent);
+        this.requestIds = new RequestIds(random, settings.nonUuidShare, settings.timeBasedUuidShare);
+        AvroImpressionEncoding avro = settings.format == ValueFormat.AVRO ? new AvroImpressionEncoding(settings.avroSchemaId) : null;
+        this.payloads = new ImpressionPayloads(random, avro, settings.isoTimestampShare);
+        this.malformed = new MalformedRecords(random, avro, settings.oversizedBytes);
+        this.copies = new CopyScheduler(settings, random, pending);
         this.startMillis = settings.start.toEpochMilli();
         this.stepMillis = (double) settings.span.toMillis() / settings.count;
-        this.retentionMillis = settings.retention.toMillis();
         this.bucketMillis = settings.bucketSize.toMillis();
         this.maxJitterMillis = settings.maxJitter.toMillis();
         // Past the allowed lateness, and so far past it that every bucket the job would check the record
         // against (its own +- the retention) has expired: a late record then meets no live filter, so no
         // false positive can drop it as a late duplicate, and its verdict is surely "late". The newest such
         // bucket, bucketOf(t + R), ends by t + R + B and expires R + L after that.
-        this.lateOffsetMillis = 2 * retentionMillis + settings.allowedLateness.toMillis() + bucketMillis + 6 * HOUR;
+        this.lateOffsetMillis = 2 * settings.retention.toMillis() + settings.allowedLateness.toMillis() + bucketMillis + 6 * HOUR;
         this.delayMinMillis = settings.delayMin.toMillis();
         this.delayMaxMillis = settings.delayMax.toMillis();
-        this.avro = settings.format == ValueFormat.AVRO ? new AvroImpressionEncoding(settings.avroSchemaId) : null;
-        double originals = 1 - settings.duplicateShare - settings.lateShare - settings.malformedShare - settings.futureShare;
-        this.copyProbability = Math.min(1.0, settings.duplicateShare / (originals * MEAN_COPIES));
-        for (int i = 0; i < timeBasedNodes.length; i++) {
-            timeBasedNodes[i] = (random.nextLong() & 0xFFFF_FFFF_FFFFL) | 0x0100_0000_0000L; // multicast bit: random node
-            timeBasedClockSequences[i] = random.nextInt(1 << 14);
-        }
     }
-
-    /** Copies an impression schedules when it schedules any: 1 + Geometric(0.2), mean 1.25. */
-    private static final double MEAN_COPIES = 1.25;
 
     @Override
     public boolean hasNext() {
@@ -170,7 +121,7 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
         long seq = produced++;
         long clock = startMillis + (long) (seq * stepMillis);
         if (!pending.isEmpty() && pending.peekDueTime() <= clock) {
-            PendingCopy due = pending.poll();
+            PendingRecord due = pending.poll();
             return due.delayedImpression ? delayedImpression(seq, clock, due) : copy(seq, due);
         }
         // Of the steps not taken by copies, dead letters take their share of all records; a request's
@@ -196,15 +147,12 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     }
 
     private GeneratedRecord newRequest(long seq, long clock) {
-        // No draw at all without delayed clients: the stream stays byte for byte what it was.
+        // With a share of 0 nothing is drawn here: the stream is then a function of the other settings alone.
         while (settings.delayedShare > 0 && random.nextDouble() < settings.delayedShare) {
             delayRequest(seq, clock);
         }
-        currentRequestId = requestId(seq, clock);
-        int adCount = 1;
-        while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
-            adCount++;
-        }
+        currentRequestId = requestIds.next(seq, clock);
+        int adCount = adCount();
         String first = adId();
         for (int i = 1; i < adCount; i++) {
             String ad = adId();
@@ -216,17 +164,14 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
     }
 
     /**
-     * A request from a delayed client: its impressions, stamped now, are queued to be written a delay
+     * A request from a delayed client: its impressions, stamped at {@code clock}, are queued to be written a delay
      * in [delayMin, delayMax] later. The delay stays at least {@link GeneratorSettings#DELAY_MARGIN}
      * inside the allowed lateness, so they are in time and deduplicated normally.
      */
     private void delayRequest(long seq, long clock) {
-        String requestId = requestId(settings.count + delayedRequests++, clock);
+        String requestId = requestIds.next(settings.count + delayedRequests++, clock);
         long due = clock + delayMinMillis + random.nextLong(delayMaxMillis - delayMinMillis + 1);
-        int adCount = 1;
-        while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
-            adCount++;
-        }
+        int adCount = adCount();
         String[] adIds = new String[adCount];
         int distinct = 0;
         for (int i = 0; i < adCount; i++) {
@@ -237,84 +182,43 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
             }
             if (!seen) {
                 adIds[distinct++] = ad;
-                pending.add(due, seq, new PendingCopy(stamp(clock), -1, requestId, ad, null, null, true));
+                pending.add(due, seq, PendingRecord.delayedImpression(stamp(clock), requestId, ad));
             }
         }
+    }
+
+    /** How many ads a request shows: 1, and each further one up to the maximum with probability 0.35. */
+    private int adCount() {
+        int adCount = 1;
+        while (adCount < settings.maxAdsPerRequest && random.nextDouble() < 0.35) {
+            adCount++;
+        }
+        return adCount;
+    }
+
+    private String adId() {
+        return "ad-" + ads.sample(random);
     }
 
     /**
-     * A delayed client's impression, written now with the event time it was stamped with: unique (the
-     * first of its identity in the stream), and, like any impression, it may have copies. Those are
-     * written after it (the client's flush comes first): half of the copies within the retention are
-     * re-sent with the original timestamp (a retry of the flush), seconds to 30 minutes later; the
-     * others carry a later timestamp, written at that time or, if that has passed already, with the
-     * flush. Copies beyond the retention are as for any impression.
+     * A delayed client's impression, written at {@code clock} with the event time it was stamped with: unique (the
+     * first of its identity in the stream), and, like any impression, it may have copies, written after it ({@link
+     * CopyScheduler}).
      */
-    private GeneratedRecord delayedImpression(long seq, long clock, PendingCopy delayed) {
-        String requestId = delayed.requestId;
-        String adId = delayed.adId;
-        long eventTime = delayed.eventTime;
-        Payload payload = payload(requestId, adId);
-        if (random.nextDouble() < copyProbability) {
-            int copies = 1;
-            while (random.nextDouble() < 0.2) {
-                copies++;
-            }
-            BeyondRetentionCopies beyondCopies = null;
-            for (int i = 0; i < copies; i++) {
-                boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
-                long copyTime;
-                long due;
-                if (beyond) {
-                    long delay = beyondRetentionDelay();
-                    beyondCopies = beyondCopies == null ? new BeyondRetentionCopies(delay, retentionMillis) : beyondCopies;
-                    copyTime = eventTime + beyondCopies.near(delay);
-                    due = Math.max(copyTime, clock);
-                } else if (random.nextDouble() < 0.5) {
-                    copyTime = eventTime;
-                    due = clock + retryLag();
-                } else {
-                    copyTime = eventTime + withinRetentionDelay();
-                    due = Math.max(copyTime, clock + retryLag());
-                }
-                pending.add(due, seq, new PendingCopy(copyTime, seq, requestId, adId, payload, beyond ? beyondCopies : null, false));
-            }
-        }
-        return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
-    }
-
-    /** How long after a delayed client's flush a copy of it comes: 60% seconds (mean 5 s), 40% 10 s to 30 minutes. */
-    private long retryLag() {
-        return random.nextDouble() < 0.6 ? (long) (-Math.log(1 - random.nextDouble()) * 5_000) : 10_000 + random.nextLong(30 * MINUTE);
+    private GeneratedRecord delayedImpression(long seq, long clock, PendingRecord delayed) {
+        Payload payload = payloads.draw(delayed.requestId, delayed.adId);
+        copies.scheduleCopiesOfFlushed(seq, delayed.requestId, delayed.adId, payload, delayed.eventTime, clock);
+        return record(seq, RecordClass.UNIQUE, null, seq, delayed.requestId, delayed.adId, delayed.eventTime, payload);
     }
 
     /** A first impression of (request, ad): unique; may schedule copies of itself. */
     private GeneratedRecord impression(long seq, String requestId, String adId, long eventTime) {
-        Payload payload = payload(requestId, adId);
-        if (random.nextDouble() < copyProbability) {
-            int copies = 1;
-            while (random.nextDouble() < 0.2) {
-                copies++;
-            }
-            BeyondRetentionCopies beyondCopies = null;
-            for (int i = 0; i < copies; i++) {
-                boolean beyond = random.nextDouble() < settings.beyondRetentionShare;
-                long delay;
-                if (beyond) {
-                    delay = beyondRetentionDelay();
-                    beyondCopies = beyondCopies == null ? new BeyondRetentionCopies(delay, retentionMillis) : beyondCopies;
-                    delay = beyondCopies.near(delay);
-                } else {
-                    delay = withinRetentionDelay();
-                }
-                long due = eventTime + delay;
-                pending.add(due, seq, new PendingCopy(due, seq, requestId, adId, payload, beyond ? beyondCopies : null, false));
-            }
-        }
+        Payload payload = payloads.draw(requestId, adId);
+        copies.scheduleCopiesOf(seq, requestId, adId, payload, eventTime);
         return record(seq, RecordClass.UNIQUE, null, seq, requestId, adId, eventTime, payload);
     }
 
-    private GeneratedRecord copy(long seq, PendingCopy copy) {
+    private GeneratedRecord copy(long seq, PendingRecord copy) {
         if (copy.beyondRetention == null) {
             return record(seq, RecordClass.DUPLICATE_WITHIN_RETENTION, null, copy.originalSeq, copy.requestId, copy.adId, copy.eventTime,
                     copy.payload);
@@ -327,358 +231,29 @@ public final class ImpressionGenerator implements Iterator<GeneratedRecord> {
                 copy.eventTime, copy.payload);
     }
 
-    /**
-     * The copies beyond the retention of one impression: one identity, so copies of each other if
-     * stamped within the retention of each other, which {@link #near} makes them. The first written
-     * opens their group.
-     */
-    private static final class BeyondRetentionCopies {
-        private final long firstDelay;
-        private final long halfSpread;
-        /** Sequence number of the first of them written, -1 before. */
-        long group = -1;
-
-        BeyondRetentionCopies(long firstDelay, long retentionMillis) {
-            this.firstDelay = firstDelay;
-            // Any two within R - 1 min of each other. Moved towards the first one's, a delay stays within the
-            // range drawn from, so every one of them stays beyond the retention of the original.
-            this.halfSpread = (retentionMillis - MINUTE) / 2;
-        }
-
-        /** A delay drawn for another of them, moved (towards the first one's) to within half a retention of the first one's. */
-        long near(long delay) {
-            return Math.max(firstDelay - halfSpread, Math.min(firstDelay + halfSpread, delay));
-        }
-    }
-
-    /**
-     * Delay of a copy within retention: 60% seconds (exponential, mean 5 s), 25% up to 30 minutes,
-     * 10% up to a day, 5% up to a minute short of the retention.
-     */
-    private long withinRetentionDelay() {
-        double roll = random.nextDouble();
-        long delay;
-        if (roll < 0.60) {
-            delay = (long) (-Math.log(1 - random.nextDouble()) * 5_000);
-        } else if (roll < 0.85) {
-            delay = 10_000 + random.nextLong(30 * MINUTE);
-        } else if (roll < 0.95) {
-            delay = 30 * MINUTE + random.nextLong(DAY - 30 * MINUTE);
-        } else {
-            delay = DAY + random.nextLong(Math.max(1, retentionMillis - DAY - MINUTE));
-        }
-        return Math.min(delay, retentionMillis - MINUTE);
-    }
-
-    /** Beyond retention + one bucket + 6 hours: the original's bucket has expired by then. */
-    private long beyondRetentionDelay() {
-        return retentionMillis + bucketMillis + 6 * HOUR + random.nextLong(12 * HOUR);
-    }
-
     private GeneratedRecord late(long seq, long clock) {
-        String requestId = requestId(seq, clock);
+        String requestId = requestIds.next(seq, clock);
         String adId = adId();
         long eventTime = clock - lateOffsetMillis - random.nextLong(bucketMillis);
-        return record(seq, RecordClass.LATE, "late", -1, requestId, adId, eventTime, payload(requestId, adId));
+        return record(seq, RecordClass.LATE, "late", -1, requestId, adId, eventTime, payloads.draw(requestId, adId));
     }
 
     private GeneratedRecord future(long seq) {
-        String requestId = requestId(seq, startMillis);
+        String requestId = requestIds.next(seq, startMillis);
         String adId = adId();
         long eventTime = random.nextDouble() < 0.2 ? YEAR_9999 : FAR_FUTURE + random.nextLong(100 * 365 * DAY);
-        return record(seq, RecordClass.FUTURE, "future-timestamp", -1, requestId, adId, eventTime, payload(requestId, adId));
+        return record(seq, RecordClass.FUTURE, "future-timestamp", -1, requestId, adId, eventTime, payloads.draw(requestId, adId));
     }
 
     private GeneratedRecord malformed(long seq, long clock) {
-        String requestId = requestId(seq, clock);
+        String requestId = requestIds.next(seq, clock);
         String adId = adId();
-        Payload payload = payload(requestId, adId);
-        if (avro != null) {
-            return malformedAvro(seq, clock, requestId, adId, payload);
-        }
-        String json;
-        String reason = "malformed";
-        boolean jsonObject = true;
-        switch (random.nextInt(11)) {
-            case 0: // invalid JSON: cut short
-                json = payload.before() + clock;
-                jsonObject = false;
-                break;
-            case 1:
-                json = payload.json(clock).replace("\"requestId\":\"" + requestId + "\",", "");
-                break;
-            case 2:
-                json = payload.json(clock).replace("\"adId\":\"" + adId + "\",", "");
-                break;
-            case 3:
-                json = payload.before() + "\"yesterday\"" + payload.after();
-                break;
-            case 4:
-                json = payload.before() + ABSURD_TIMESTAMPS[random.nextInt(ABSURD_TIMESTAMPS.length)] + payload.after();
-                break;
-            case 5:
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
-            case 6:
-                byte[] garbage = new byte[50 + random.nextInt(250)];
-                random.nextBytes(garbage);
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, null, garbage, false);
-            case 7:
-                json = payload.json(clock).replace("\"currency\"", "\"padding\":\"" + oversizedPadding() + "\",\"currency\"");
-                reason = "oversized";
-                break;
-            case 8:
-                json = payload.json(clock).replace("\"requestId\":\"" + requestId + "\"", "\"requestId\":" + (seq + 1));
-                break;
-            case 9:
-                json = "[\"" + requestId + "\",\"" + adId + "\"," + clock + "]";
-                jsonObject = false;
-                break;
-            default:
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), null, false);
-        }
-        return record(seq, RecordClass.MALFORMED, reason, -1, requestId, adId, Long.MIN_VALUE, keyOf(requestId),
-                json.getBytes(StandardCharsets.UTF_8), jsonObject);
-    }
-
-    /**
-     * The Avro counterparts of {@link #malformed}'s JSON variants, variant for variant with the same random draws, so
-     * that a seed gives the same stream in either format: truncated, an empty request id, a null ad id (missing), a
-     * timestamp string that is no instant, an absurd timestamp, empty, garbage (its first byte makes it a negative
-     * string length, or a wrong magic byte with the prefix: never a record by chance), oversized, trailing bytes, a
-     * union branch out of range, null.
-     */
-    private GeneratedRecord malformedAvro(long seq, long clock, String requestId, String adId, Payload payload) {
-        byte[] value;
-        String reason = "malformed";
-        switch (random.nextInt(11)) {
-            case 0:
-                byte[] whole = payload.bytes(clock);
-                value = Arrays.copyOf(whole, payload.before.length + 1);
-                break;
-            case 1:
-                value = AvroImpressionEncoding.concat(avro.before("", adId), AvroImpressionEncoding.eventTime(clock), payload.after);
-                break;
-            case 2:
-                value = AvroImpressionEncoding.concat(avro.before(requestId, null), AvroImpressionEncoding.eventTime(clock), payload.after);
-                break;
-            case 3:
-                value = payload.bytes("yesterday");
-                break;
-            case 4:
-                String chosen = ABSURD_TIMESTAMPS[random.nextInt(ABSURD_TIMESTAMPS.length)];
-                value = chosen.equals("-5") ? payload.bytes(-5L) : payload.bytes(chosen);
-                break;
-            case 5:
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), new byte[0], false);
-            case 6:
-                byte[] garbage = new byte[50 + random.nextInt(250)];
-                random.nextBytes(garbage);
-                garbage[0] = 1;
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, null, garbage, false);
-            case 7:
-                byte[] full = payload.bytes(clock);
-                // A second block of the attributes map, of one entry, in place of the map's end: valid Avro, only too large.
-                value = AvroImpressionEncoding.concat(Arrays.copyOf(full, full.length - 1),
-                        new AvroImpressionEncoding.Bytes().varint(1).string("padding").string(oversizedPadding()).varint(0).toByteArray());
-                reason = "oversized";
-                break;
-            case 8:
-                value = AvroImpressionEncoding.concat(payload.bytes(clock), new byte[] {0});
-                break;
-            case 9:
-                value = AvroImpressionEncoding.concat(payload.before, new byte[] {(byte) (2 * AvroImpressionEncoding.TS_NO_SUCH_BRANCH)},
-                        payload.after);
-                break;
-            default:
-                return record(seq, RecordClass.MALFORMED, reason, -1, "", "", Long.MIN_VALUE, keyOf(requestId), null, false);
-        }
-        return record(seq, RecordClass.MALFORMED, reason, -1, requestId, adId, Long.MIN_VALUE, keyOf(requestId), value, false);
-    }
-
-    /** The filler that makes a value oversized: the same for every such record, so built once. */
-    private String oversizedPadding() {
-        if (oversizedPadding == null) {
-            StringBuilder padding = new StringBuilder(settings.oversizedBytes + 16);
-            while (padding.length() < settings.oversizedBytes) {
-                padding.append("0123456789abcdef");
-            }
-            oversizedPadding = padding.toString();
-        }
-        return oversizedPadding;
+        return malformed.next(seq, clock, requestId, adId, payloads.draw(requestId, adId));
     }
 
     private GeneratedRecord record(
             long seq, RecordClass recordClass, String reason, long group, String requestId, String adId, long eventTime, Payload payload) {
-        boolean iso = random.nextDouble() < settings.isoTimestampShare;
-        byte[] value = iso
-                ? payload.bytes(Instant.ofEpochMilli(eventTime).toString())
-                : payload.bytes(eventTime);
-        return record(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId), value, avro == null);
-    }
-
-    private static GeneratedRecord record(
-            long seq,
-            RecordClass recordClass,
-            String reason,
-            long group,
-            String requestId,
-            String adId,
-            long eventTime,
-            byte[] key,
-            byte[] value,
-            boolean jsonObject) {
-        return new GeneratedRecord(seq, recordClass, reason, group, requestId, adId, eventTime, key, value, jsonObject);
-    }
-
-    private static byte[] keyOf(String requestId) {
-        return requestId.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** 65% random UUID v4, 30% time-based v1 (structured leading digits), 5% non-UUID; unique by construction. */
-    private String requestId(long seq, long clock) {
-        double roll = random.nextDouble();
-        if (roll < settings.nonUuidShare) {
-            return "req-" + Long.toString(seq, 36) + "-" + Integer.toString(random.nextInt(Integer.MAX_VALUE), 36);
-        }
-        if (roll < settings.nonUuidShare + settings.timeBasedUuidShare) {
-            int host = random.nextInt(timeBasedNodes.length);
-            long time = (clock + UUID_EPOCH_OFFSET_MILLIS) * 10_000 + (timeBasedCounter++ % 10_000);
-            long msb = (time << 32) | ((time >>> 16) & 0xFFFF0000L) | 0x1000L | ((time >>> 48) & 0x0FFFL);
-            long lsb = 0x8000_0000_0000_0000L | ((long) timeBasedClockSequences[host] << 48) | timeBasedNodes[host];
-            return new UUID(msb, lsb).toString();
-        }
-        long msb = (random.nextLong() & 0xFFFF_FFFF_FFFF_0FFFL) | 0x4000L;
-        long lsb = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
-        return new UUID(msb, lsb).toString();
-    }
-
-    private String adId() {
-        return "ad-" + ads.sample(random);
-    }
-
-    /** The value of an impression (JSON or Avro), split around its timestamp so copies can re-stamp it. */
-    private Payload payload(String requestId, String adId) {
-        int adRank = Integer.parseInt(adId, 3, adId.length(), 10);
-        // The random draws below run in this order: it is part of what a seed reproduces, in either format.
-        int placement = random.nextInt(2000);
-        int publisher = random.nextInt(300);
-        byte[] country = COUNTRIES[random.nextInt(COUNTRIES.length)];
-        byte[] deviceType = DEVICES[random.nextInt(DEVICES.length)];
-        byte[] userAgent = USER_AGENTS[random.nextInt(USER_AGENTS.length)];
-        int priceUnits = random.nextInt(20);
-        int priceTenThousandths = 1000 + random.nextInt(9000);
-        byte[] currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
-        long bidId = random.nextLong();
-        if (avro != null) {
-            return new Payload(avro.before(requestId, adId), avro.after(adRank % 400, placement, publisher, country, deviceType, userAgent,
-                    priceUnits, priceTenThousandths, currency, bidId), true);
-        }
-        byte[] before = payloadBuilder.reset()
-                .append(REQUEST_ID).append(requestId)
-                .append(AD_ID).append(adId)
-                .append(TS)
-                .toByteArray();
-        byte[] after = payloadBuilder.reset()
-                .append(CAMPAIGN_ID).append(adRank % 400)
-                .append(PLACEMENT_ID).append(placement)
-                .append(PUBLISHER_ID).append(publisher)
-                .append(COUNTRY).append(country)
-                .append(DEVICE_TYPE).append(deviceType)
-                .append(USER_AGENT).append(userAgent)
-                .append(PRICE).append(priceUnits).append('.').append(priceTenThousandths)
-                .append(CURRENCY).append(currency)
-                .append(BID_ID).appendHex(bidId)
-                .append(END)
-                .toByteArray();
-        return new Payload(before, after, false);
-    }
-
-    /**
-     * An impression's value around its timestamp value: JSON (ASCII), or Avro ({@link AvroImpressionEncoding}). Only
-     * the bytes are kept: copies waiting in {@link #pending} hold their payload for up to the retention, and are most
-     * of the live heap.
-     */
-    private static final class Payload {
-        private final byte[] before;
-        private final byte[] after;
-        private final boolean avro;
-
-        Payload(byte[] before, byte[] after, boolean avro) {
-            this.before = before;
-            this.after = after;
-            this.avro = avro;
-        }
-
-        /** The value with {@code eventTime} as epoch millis. */
-        byte[] bytes(long eventTime) {
-            return avro ? AvroImpressionEncoding.concat(before, AvroImpressionEncoding.eventTime(eventTime), after) : jsonBytes(eventTime);
-        }
-
-        /** The value with {@code timestamp} as a string. */
-        byte[] bytes(String timestamp) {
-            return avro ? AvroImpressionEncoding.concat(before, AvroImpressionEncoding.eventTime(timestamp), after) : jsonBytes(timestamp);
-        }
-
-        /** The JSON up to the timestamp value, for the rare malformed variants built from strings. */
-        String before() {
-            return new String(before, StandardCharsets.US_ASCII);
-        }
-
-        String after() {
-            return new String(after, StandardCharsets.US_ASCII);
-        }
-
-        String json(long eventTime) {
-            return before() + eventTime + after();
-        }
-
-        /** The JSON with {@code eventTime} as epoch millis, built in one array. */
-        byte[] jsonBytes(long eventTime) {
-            byte[] json = new byte[before.length + Digits.length(eventTime) + after.length];
-            System.arraycopy(before, 0, json, 0, before.length);
-            int pos = Digits.write(eventTime, json, before.length);
-            System.arraycopy(after, 0, json, pos, after.length);
-            return json;
-        }
-
-        /** The JSON with {@code timestamp} as a JSON string. */
-        byte[] jsonBytes(String timestamp) {
-            byte[] json = new byte[before.length + timestamp.length() + 2 + after.length];
-            System.arraycopy(before, 0, json, 0, before.length);
-            int pos = before.length;
-            json[pos++] = '"';
-            for (int i = 0; i < timestamp.length(); i++) {
-                json[pos++] = (byte) timestamp.charAt(i);
-            }
-            json[pos++] = '"';
-            System.arraycopy(after, 0, json, pos, after.length);
-            return json;
-        }
-    }
-
-    /**
-     * A record waiting for its due time: a copy (its own event time, its original's seq and payload),
-     * or a delayed client's impression (the event time it was stamped with; no seq or payload yet).
-     */
-    private static final class PendingCopy {
-        final long eventTime;
-        final long originalSeq;
-        final String requestId;
-        final String adId;
-        final Payload payload;
-        /** For a copy beyond the retention, the others of its impression; null for any other record. */
-        final BeyondRetentionCopies beyondRetention;
-        final boolean delayedImpression;
-
-        PendingCopy(long eventTime, long originalSeq, String requestId, String adId, Payload payload, BeyondRetentionCopies beyondRetention,
-                boolean delayedImpression) {
-            this.eventTime = eventTime;
-            this.originalSeq = originalSeq;
-            this.requestId = requestId;
-            this.adId = adId;
-            this.payload = payload;
-            this.beyondRetention = beyondRetention;
-            this.delayedImpression = delayedImpression;
-        }
+        return new GeneratedRecord(seq, recordClass, reason, group, requestId, adId, eventTime, keyOf(requestId),
+                payloads.stamp(payload, eventTime), payloads.json());
     }
 }

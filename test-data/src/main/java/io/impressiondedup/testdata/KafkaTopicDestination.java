@@ -32,8 +32,8 @@ public final class KafkaTopicDestination implements RecordDestination {
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         // One request in flight: a retry (a fresh partition answers NOT_LEADER_OR_FOLLOWER at first) then
-        // cannot race later batches; with five, the 4.2 client was seen to desynchronize its sequence
-        // numbers with the broker and fail every batch until the delivery timeout.
+        // cannot race later batches; with five, the 4.2 client can desynchronize its sequence numbers
+        // with the broker and fail every batch until the delivery timeout.
         properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
