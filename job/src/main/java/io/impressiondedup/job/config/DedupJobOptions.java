@@ -56,7 +56,7 @@ public final class DedupJobOptions {
     public static final ConfigOption<String> DUPLICATES_TOPIC = declare(ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
             .withDescription("Optional audit topic for the dropped duplicates (off unless given)."));
 
-    // Reconciliation stats (issue 18 item 3): the rows of docs/RECONCILIATION.md, rule in HourlyStats.
+    // Reconciliation stats: the rows of docs/RECONCILIATION.md, rule in HourlyStats.
     public static final ConfigOption<String> STATS_TOPIC = declare(ConfigOptions.key("stats-topic").stringType().noDefaultValue()
             .withDescription("Optional topic of reconciliation rows: per event-time hour (UTC) and input partition, the counts of"
                     + " input, unique, duplicates, late and dead-lettered, each row written exactly once when the watermark passes"
@@ -108,7 +108,7 @@ public final class DedupJobOptions {
                     + " the same for the life of the state. The file must be at this path on the client, the JobManager and every"
                     + " TaskManager: the job carries only the path and a check value, and each source task reads the file where it"
                     + " opens. The path is logged, never the secret; the state keeps only a check value."
-                    + " Default: none (the digest is MD5 of the request id, as before)."));
+                    + " Default: none (the digest is MD5 of the request id)."));
     public static final ConfigOption<Integer> MAX_PARALLELISM = declare(ConfigOptions.key("max-parallelism").intType().defaultValue(128)
             .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state."));
     public static final ConfigOption<Integer> SHARDS = declare(ConfigOptions.key("shards").intType().noDefaultValue()
