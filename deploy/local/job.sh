@@ -4,7 +4,7 @@
 #   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH [--allow-non-restored-state]] -- JOB_ARGS...
 #       uploads job/target/dedup-job.jar (building it if missing), runs it, waits until all its
 #       tasks run (fails with the job's root exception if it fails first), prints the job id;
-#       --allow-non-restored-state skips savepoint state of operators the job no longer has (the
+#       --allow-non-restored-state skips savepoint state of operators the job does not have (the
 #       stats operators of a savepoint taken with --stats-topic, restored without it)
 #   deploy/local/job.sh stop-with-savepoint JOB_ID [--drain]
 #       prints the savepoint's path; --drain ends event time first (every pending stats row is

@@ -27,7 +27,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * End-to-end latency of the running job (issue 16): from an impression's Kafka timestamp (its send
+ * End-to-end latency of the running job: from an impression's Kafka timestamp (its send
  * time) to the moment a {@code read_committed} consumer of the output sees it. With exactly-once
  * output a record becomes visible only when the checkpoint after it commits, so the latency is about
  * half a checkpoint interval on average and up to one interval plus the checkpoint's duration and

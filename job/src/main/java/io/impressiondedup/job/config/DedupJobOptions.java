@@ -42,50 +42,64 @@ public final class DedupJobOptions {
     /** Prefix of Kafka client properties passed to every Kafka client of the job. */
     public static final String KAFKA_PREFIX = "kafka.";
 
-    public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
-            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics.");
-    public static final ConfigOption<String> INPUT_TOPIC = ConfigOptions.key("input-topic").stringType().noDefaultValue()
-            .withDescription("Topic of JSON impressions to deduplicate.");
-    public static final ConfigOption<String> OUTPUT_TOPIC = ConfigOptions.key("output-topic").stringType().noDefaultValue()
-            .withDescription("Topic the first impression of each (request, ad) is written to, bytes unchanged.");
-    public static final ConfigOption<String> DLQ_TOPIC = ConfigOptions.key("dlq-topic").stringType().noDefaultValue()
-            .withDescription("Dead-letter topic: malformed, oversized, late and far-future records, with a dedup.reason header.");
-    public static final ConfigOption<String> DUPLICATES_TOPIC = ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
-            .withDescription("Optional audit topic for the dropped duplicates (off unless given).");
-    public static final ConfigOption<String> GROUP_ID = ConfigOptions.key("group-id").stringType().noDefaultValue()
+    /** The options in declaration order, appended to by {@link #declare}; read once, into {@link #ALL}. */
+    private static final List<ConfigOption<?>> DECLARED = new ArrayList<>();
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS = declare(ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
+            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics."));
+    public static final ConfigOption<String> INPUT_TOPIC = declare(ConfigOptions.key("input-topic").stringType().noDefaultValue()
+            .withDescription("Topic of JSON impressions to deduplicate."));
+    public static final ConfigOption<String> OUTPUT_TOPIC = declare(ConfigOptions.key("output-topic").stringType().noDefaultValue()
+            .withDescription("Topic the first impression of each (request, ad) is written to, bytes unchanged."));
+    public static final ConfigOption<String> DLQ_TOPIC = declare(ConfigOptions.key("dlq-topic").stringType().noDefaultValue()
+            .withDescription("Dead-letter topic: malformed, oversized, late and far-future records, with a dedup.reason header."));
+    public static final ConfigOption<String> DUPLICATES_TOPIC = declare(ConfigOptions.key("duplicates-topic").stringType().noDefaultValue()
+            .withDescription("Optional audit topic for the dropped duplicates (off unless given)."));
+
+    // Reconciliation stats: the rows of docs/RECONCILIATION.md, rule in HourlyStats.
+    public static final ConfigOption<String> STATS_TOPIC = declare(ConfigOptions.key("stats-topic").stringType().noDefaultValue()
+            .withDescription("Optional topic of reconciliation rows: per event-time hour (UTC) and input partition, the counts of"
+                    + " input, unique, duplicates, late and dead-lettered, each row written exactly once when the watermark passes"
+                    + " the hour's end plus --stats-delay (the hour's complete row), records of the hour arriving later in amendment"
+                    + " rows (at most one per partition and hour per hour of watermark progress). Billing sums the rows of a"
+                    + " (topic, partition, hour); docs/RECONCILIATION.md has the row format. Off unless given: no stats operator at all."));
+    public static final ConfigOption<Duration> STATS_DELAY = declare(ConfigOptions.key("stats-delay").durationType().defaultValue(Duration.ZERO)
+            .withDescription("How far past an hour's end the watermark must be before the hour's complete row is written to"
+                    + " --stats-topic: a longer delay puts more late records in the complete row and fewer in amendments."));
+    public static final ConfigOption<String> GROUP_ID = declare(ConfigOptions.key("group-id").stringType().noDefaultValue()
             .withDescription("Kafka consumer group id: offsets are committed to it on checkpoints (for monitoring lag), and a job"
                     + " started without state with --starting-offsets committed starts from them. Unique per job on a Kafka cluster,"
                     + " and stable across restarts. Default: derived from --input-topic and --output-topic, "
-                    + JobIdentity.describeDerivation() + ".");
-    public static final ConfigOption<StartingOffsets> STARTING_OFFSETS = ConfigOptions.key("starting-offsets")
+                    + JobIdentity.describeDerivation() + "."));
+    public static final ConfigOption<StartingOffsets> STARTING_OFFSETS = declare(ConfigOptions.key("starting-offsets")
             .enumType(StartingOffsets.class).defaultValue(StartingOffsets.COMMITTED)
-            .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest.");
-    public static final ConfigOption<Boolean> BOUNDED = ConfigOptions.key("bounded").booleanType().defaultValue(false)
+            .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest."));
+    public static final ConfigOption<Boolean> BOUNDED = declare(ConfigOptions.key("bounded").booleanType().defaultValue(false)
             .withDescription("Read up to the end offsets present at the first start, then finish: for backfills and tests. A run resumed"
-                    + " from a savepoint, at any parallelism, reads up to the same end offsets and finishes too.");
+                    + " from a savepoint, at any parallelism, reads up to the same end offsets and finishes too."));
 
-    public static final ConfigOption<Long> CAPACITY = ConfigOptions.key("capacity").longType().noDefaultValue()
+    public static final ConfigOption<Long> CAPACITY = declare(ConfigOptions.key("capacity").longType().noDefaultValue()
             .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
-                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command.");
-    public static final ConfigOption<Double> FPP = ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
-            .withDescription("End-to-end false-positive rate: the share of unique impressions wrongly dropped.");
-    public static final ConfigOption<Duration> BUCKET_SIZE = ConfigOptions.key("bucket-size").durationType()
+                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command."));
+    public static final ConfigOption<Double> FPP = declare(ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
+            .withDescription("End-to-end false-positive rate: the share of unique impressions wrongly dropped."));
+    public static final ConfigOption<Duration> BUCKET_SIZE = declare(ConfigOptions.key("bucket-size").durationType()
             .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
-            .withDescription("Event-time bucket size; divides a day or is whole days.");
-    public static final ConfigOption<Duration> RETENTION = ConfigOptions.key("retention").durationType()
+            .withDescription("Event-time bucket size; divides a day or is whole days."));
+    public static final ConfigOption<Duration> RETENTION = declare(ConfigOptions.key("retention").durationType()
             .defaultValue(TimeBuckets.DEFAULT_RETENTION)
-            .withDescription("Copies whose event times are at most this far apart are duplicates.");
-    public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness").durationType()
+            .withDescription("Copies whose event times are at most this far apart are duplicates."));
+    public static final ConfigOption<Duration> ALLOWED_LATENESS = declare(ConfigOptions.key("allowed-lateness").durationType()
             .defaultValue(TimeBuckets.DEFAULT_ALLOWED_LATENESS)
             .withDescription("How far behind the watermark a record's event time may be and still be deduplicated normally"
                     + " (mobile and offline clients flush hours late). Each day of it keeps one more daily filter in state."
-                    + " A record further behind is still checked against the live buckets; only a miss is late.");
-    public static final ConfigOption<String> ZONE = ConfigOptions.key("zone").stringType().defaultValue("UTC")
-            .withDescription("Time zone whose midnight bucket boundaries align to.");
-    public static final ConfigOption<Integer> KEY_BITS = ConfigOptions.key("key-bits").intType()
+                    + " A record further behind is still checked against the live buckets; only a miss is late."));
+    public static final ConfigOption<String> ZONE = declare(ConfigOptions.key("zone").stringType().defaultValue("UTC")
+            .withDescription("Time zone whose midnight bucket boundaries align to."));
+    public static final ConfigOption<Integer> KEY_BITS = declare(ConfigOptions.key("key-bits").intType()
             .defaultValue(FingerprintScheme.DEFAULT_KEY_BITS)
-            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128.");
-    public static final ConfigOption<String> FINGERPRINT_SECRET_FILE = ConfigOptions.key("fingerprint-secret-file").stringType()
+            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128."));
+    public static final ConfigOption<String> FINGERPRINT_SECRET_FILE = declare(ConfigOptions.key("fingerprint-secret-file").stringType()
             .noDefaultValue()
             .withDescription("File holding a secret (16 to 1024 bytes, one trailing newline ignored; make one with openssl rand -hex 32)"
                     + " that keys the digest of every request id, so that crafted request and ad ids cannot aim at a shard or at"
@@ -94,25 +108,17 @@ public final class DedupJobOptions {
                     + " the same for the life of the state. The file must be at this path on the client, the JobManager and every"
                     + " TaskManager: the job carries only the path and a check value, and each source task reads the file where it"
                     + " opens. The path is logged, never the secret; the state keeps only a check value."
-                    + " Default: none (the digest is MD5 of the request id, as before).");
-    public static final ConfigOption<Double> SHARD_STATE_CAP = ConfigOptions.key("shard-state-cap").doubleType()
-            .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
-            .withDescription("The most Bloom filter state one shard may hold, as a multiple of its planned state (the plan"
-                    + " command prints both). A filter over plan grows by layers at the same FPP while its shard stays under the cap;"
-                    + " past it the shard's filters stop growing and over-fill, trading that shard's FPP for memory, other shards"
-                    + " unaffected (metric capped-insertions). The default 8 lets one bucket run 15x, or the four buckets held most"
-                    + " of the day 7x, over plan at the configured FPP; it stops one request id with millions of ad ids (all in one"
-                    + " shard) from growing that shard up to 65,535x its plan.");
-    public static final ConfigOption<Integer> MAX_PARALLELISM = ConfigOptions.key("max-parallelism").intType().defaultValue(128)
-            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state.");
-    public static final ConfigOption<Integer> SHARDS = ConfigOptions.key("shards").intType().noDefaultValue()
+                    + " Default: none (the digest is MD5 of the request id)."));
+    public static final ConfigOption<Integer> MAX_PARALLELISM = declare(ConfigOptions.key("max-parallelism").intType().defaultValue(128)
+            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state."));
+    public static final ConfigOption<Integer> SHARDS = declare(ConfigOptions.key("shards").intType().noDefaultValue()
             .withDescription("Shards of the request-id hash; default: max parallelism, so each key group owns one shard."
-                    + " Fixed for the life of the state.");
-    public static final ConfigOption<Integer> PAGE_BYTES = ConfigOptions.key("page-bytes").intType().noDefaultValue()
+                    + " Fixed for the life of the state."));
+    public static final ConfigOption<Integer> PAGE_BYTES = declare(ConfigOptions.key("page-bytes").intType().noDefaultValue()
             .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets. Default:"
                     + " 256 with rocksdb (each record reads and writes one group of pages: small values are cheaper),"
-                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits).");
-    public static final ConfigOption<MemorySize> PAGE_CACHE_BYTES = ConfigOptions.key("page-cache-bytes").memoryType().noDefaultValue()
+                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits)."));
+    public static final ConfigOption<MemorySize> PAGE_CACHE_BYTES = declare(ConfigOptions.key("page-cache-bytes").memoryType().noDefaultValue()
             .withDescription("Task heap per dedup subtask for a write-back cache of Bloom page groups in front of the state"
                     + " backend; 0 turns it off. A hit costs no state access; dirty groups are written back when evicted and"
                     + " before every checkpoint barrier, so the state and its format are the same with or without it. A cached"
@@ -123,141 +129,136 @@ public final class DedupJobOptions {
                     + " (31M live) per subtask; the plan command prints it for a plan. Default: 64mb with rocksdb (where a miss"
                     + " is a JNI read and a write a JNI put: most of the operator's time; a sixth of the 384 MiB task heap of"
                     + " Flink's default 1728m TaskManager), 0 with hashmap (state is heap objects already; the cache must keep"
-                    + " its own copies there, so each cached group is held twice).");
-    public static final ConfigOption<Duration> STATE_TTL = ConfigOptions.key("state-ttl").durationType().noDefaultValue()
+                    + " its own copies there, so each cached group is held twice)."));
+    public static final ConfigOption<Double> SHARD_STATE_CAP = declare(ConfigOptions.key("shard-state-cap").doubleType()
+            .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
+            .withDescription("The most Bloom filter state one shard may hold, as a multiple of its planned state (the plan"
+                    + " command prints both). A filter over plan grows by layers at the same FPP while its shard stays under the cap;"
+                    + " past it the shard's filters stop growing and over-fill, trading that shard's FPP for memory, other shards"
+                    + " unaffected (metric capped-insertions). The default 8 lets one bucket run 15x, or the four buckets held most"
+                    + " of the day 7x, over plan at the configured FPP; it stops one request id with millions of ad ids (all in one"
+                    + " shard) from growing that shard up to 65,535x its plan."));
+    public static final ConfigOption<Duration> STATE_TTL = declare(ConfigOptions.key("state-ttl").durationType().noDefaultValue()
             .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
                     + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"
-                    + " lateness + bucket size + 7 days. An outage longer than this loses the dedup state of the buckets it spans.");
-    public static final ConfigOption<LatePolicy> LATE_POLICY = ConfigOptions.key("late-policy").enumType(LatePolicy.class)
+                    + " lateness + bucket size + 7 days. An outage longer than this loses the dedup state of the buckets it spans."));
+    public static final ConfigOption<LatePolicy> LATE_POLICY = declare(ConfigOptions.key("late-policy").enumType(LatePolicy.class)
             .defaultValue(LatePolicy.DEAD_LETTER)
             .withDescription("What happens to a late record that is not a copy of a live one: dead-letter (reason late),"
-                    + " emit (forwarded with header dedup.late=true) or drop (counted only).");
-    public static final ConfigOption<Boolean> RESET_LATENESS_WATERMARK = ConfigOptions.key("reset-lateness-watermark").booleanType()
+                    + " emit (forwarded with header dedup.late=true) or drop (counted only)."));
+    public static final ConfigOption<Boolean> RESET_LATENESS_WATERMARK = declare(ConfigOptions.key("reset-lateness-watermark").booleanType()
             .defaultValue(false)
             .withDescription("On restore, forget the lateness watermark kept in the savepoint and judge lateness by the new"
                     + " run's watermark only. For recovering from a watermark pushed too far by bad data; records whose"
-                    + " copies' buckets were already dropped then pass as new.");
+                    + " copies' buckets were already dropped then pass as new."));
 
-    public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = ConfigOptions.key("max-out-of-orderness").durationType()
+    public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = declare(ConfigOptions.key("max-out-of-orderness").durationType()
             .defaultValue(Duration.ofMinutes(5))
-            .withDescription("Watermark delay behind the highest event time seen.");
-    public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
+            .withDescription("Watermark delay behind the highest event time seen."));
+    public static final ConfigOption<Duration> IDLENESS = declare(ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
             .withDescription("A partition without a valid impression for this long (nothing, or only dead letters) stops holding"
-                    + " the watermark back; its next impression makes it count again.");
-    public static final ConfigOption<Duration> MAX_FUTURE_SKEW = ConfigOptions.key("max-future-skew").durationType()
+                    + " the watermark back; its next impression makes it count again."));
+    public static final ConfigOption<Duration> MAX_FUTURE_SKEW = declare(ConfigOptions.key("max-future-skew").durationType()
             .defaultValue(Duration.ofHours(1))
             .withDescription("Records dated further than this ahead of processing time are dead-lettered and do not move"
-                    + " the watermark.");
-    public static final ConfigOption<String> MIN_EVENT_TIME = ConfigOptions.key("min-event-time").stringType()
+                    + " the watermark."));
+    public static final ConfigOption<String> MIN_EVENT_TIME = declare(ConfigOptions.key("min-event-time").stringType()
             .defaultValue(ParserSettings.DEFAULT_MIN_EVENT_TIME.toString())
             .withDescription("Records dated before this ISO-8601 instant are dead-lettered as malformed: no impression is that"
-                    + " old, and such a time would otherwise be a watermark hazard.");
-    public static final ConfigOption<Integer> MAX_RECORD_BYTES = ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
+                    + " old, and such a time would otherwise be a watermark hazard."));
+    public static final ConfigOption<Integer> MAX_RECORD_BYTES = declare(ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
             .withDescription("Larger records (key + value + header keys and values) are dead-lettered as oversized (without"
-                    + " their headers, counted in dedup.dropped-headers, if those alone are larger).");
-    public static final ConfigOption<Integer> MAX_HEADERS = ConfigOptions.key("max-headers").intType().defaultValue(64)
+                    + " their headers, counted in dedup.dropped-headers, if those alone are larger)."));
+    public static final ConfigOption<Integer> MAX_HEADERS = declare(ConfigOptions.key("max-headers").intType().defaultValue(64)
             .withDescription("Records with more Kafka headers are dead-lettered as malformed, without their headers (counted in"
                     + " dedup.dropped-headers). An"
                     + " impression carries a handful (tracing, schema id, producer metadata); thousands are an attack or a bug,"
-                    + " and every header is copied through the job.");
-    public static final ConfigOption<String> REQUEST_ID_FIELD = ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
+                    + " and every header is copied through the job."));
+    public static final ConfigOption<String> REQUEST_ID_FIELD = declare(ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
             .withDescription("Field holding the request id (a string), the first field of the default identity (request id, ad"
                     + " id): digested, and the shard of the state. A top-level name (taken literally), or a JSON Pointer into"
                     + " objects, e.g. /imp/requestId (~1 for '/', ~0 for '~'; tokens are member names, arrays are not"
-                    + " traversed). Not with --dedup-key.");
-    public static final ConfigOption<String> AD_ID_FIELD = ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
+                    + " traversed). Not with --dedup-key."));
+    public static final ConfigOption<String> AD_ID_FIELD = declare(ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
             .withDescription("Field holding the ad id (a string or an integer), the second field of the default identity: a"
-                    + " top-level name or a JSON Pointer, as --request-id-field. Not with --dedup-key.");
-    public static final ConfigOption<String> TIMESTAMP_FIELD = ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
+                    + " top-level name or a JSON Pointer, as --request-id-field. Not with --dedup-key."));
+    public static final ConfigOption<String> TIMESTAMP_FIELD = declare(ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
             .withDescription("Field holding the event time: epoch milliseconds or an ISO-8601 string. A top-level name or a JSON"
-                    + " Pointer, as --request-id-field.");
-    public static final ConfigOption<List<String>> DEDUP_KEY = ConfigOptions.key("dedup-key").stringType().asList().noDefaultValue()
+                    + " Pointer, as --request-id-field."));
+    public static final ConfigOption<List<String>> DEDUP_KEY = declare(ConfigOptions.key("dedup-key").stringType().asList().noDefaultValue()
             .withDescription("The identity of an impression as a list of fields separated by ';' (quote it in a shell), e.g."
                     + " /imp/requestId;/imp/adId;/imp/slot, in place of (--request-id-field, --ad-id-field); each a top-level"
                     + " name or a JSON Pointer, each value a non-empty string or an integer (its text as written). The first"
                     + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
                     + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
-                    + " changes every identity: a restore under another key fails (see --allow-dedup-key-change).");
-    public static final ConfigOption<Boolean> ALLOW_RETENTION_INCREASE = ConfigOptions.key("allow-retention-increase").booleanType()
+                    + " changes every identity: a restore under another key fails (see --allow-dedup-key-change)."));
+    public static final ConfigOption<Boolean> ALLOW_DEDUP_KEY_CHANGE = declare(ConfigOptions.key("allow-dedup-key-change").booleanType()
+            .defaultValue(false)
+            .withDescription("Restore state written under another dedup key (the key fields, as --dedup-key or --request-id-field and"
+                    + " --ad-id-field give them). Meant for a key whose fields moved but whose values did not (e.g. requestId"
+                    + " into /imp/requestId). If the values changed, copies of impressions stored before the change pass once."));
+    public static final ConfigOption<Boolean> ALLOW_RETENTION_INCREASE = declare(ConfigOptions.key("allow-retention-increase").booleanType()
             .defaultValue(false)
             .withDescription("Restore state written under a shorter --retention. The buckets the shorter retention already dropped"
                     + " are gone: until the watermark has moved past them, a copy further apart than the old retention, of an"
                     + " impression in one of them, passes once (the old retention's guarantee holds throughout). Without this"
-                    + " option such a restore fails.");
-    public static final ConfigOption<Boolean> ALLOW_DEDUP_KEY_CHANGE = ConfigOptions.key("allow-dedup-key-change").booleanType()
-            .defaultValue(false)
-            .withDescription("Restore state written under another dedup key (the key fields, as --dedup-key or --request-id-field and"
-                    + " --ad-id-field give them). Meant for a key whose fields moved but whose values did not (e.g. requestId"
-                    + " into /imp/requestId). If the values changed, copies of impressions stored before the change pass once.");
-    public static final ConfigOption<InputFormat> INPUT_FORMAT = ConfigOptions.key("input-format").enumType(InputFormat.class)
+                    + " option such a restore fails."));
+    public static final ConfigOption<InputFormat> INPUT_FORMAT = declare(ConfigOptions.key("input-format").enumType(InputFormat.class)
             .defaultValue(InputFormat.JSON)
             .withDescription("How the input's values are encoded: json (one object per value) or avro (one record per value in"
                     + " Avro's binary encoding, written with the schema of --avro-schema-file). The field options then name"
                     + " Avro fields: a top-level field name, or a path of record fields as a JSON Pointer (/imp/requestId)."
-                    + " Output and dead letters keep the original bytes.");
-    public static final ConfigOption<String> AVRO_SCHEMA_FILE = ConfigOptions.key("avro-schema-file").stringType().noDefaultValue()
+                    + " Output and dead letters keep the original bytes."));
+    public static final ConfigOption<String> AVRO_SCHEMA_FILE = declare(ConfigOptions.key("avro-schema-file").stringType().noDefaultValue()
             .withDescription("With --input-format avro (required then): an .avsc file holding the writer schema of every value."
                     + " Read where the options are parsed (the client, or the JobManager) and carried to the TaskManagers in"
-                    + " the job; checked at start against the field options (each must be in the schema, of a usable type).");
-    public static final ConfigOption<AvroWirePrefix> AVRO_WIRE_PREFIX = ConfigOptions.key("avro-wire-prefix")
+                    + " the job; checked at start against the field options (each must be in the schema, of a usable type)."));
+    public static final ConfigOption<AvroWirePrefix> AVRO_WIRE_PREFIX = declare(ConfigOptions.key("avro-wire-prefix")
             .enumType(AvroWirePrefix.class).defaultValue(AvroWirePrefix.NONE)
             .withDescription("With --input-format avro: none (the value is the record alone) or confluent (the schema"
                     + " registry's wire format: a 0 byte and a 4-byte schema id before the record; the id is not looked up,"
-                    + " the record is read with --avro-schema-file).");
-    public static final ConfigOption<Integer> AVRO_SCHEMA_ID = ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
+                    + " the record is read with --avro-schema-file)."));
+    public static final ConfigOption<Integer> AVRO_SCHEMA_ID = declare(ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
             .withDescription("With --avro-wire-prefix confluent: the schema id every value must carry; a value with another"
-                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id.");
+                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id."));
     /** The options that apply to Avro input only: an error with {@code --input-format json}. */
     public static final List<ConfigOption<?>> AVRO_OPTIONS = List.of(AVRO_SCHEMA_FILE, AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID);
 
-    public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("parallelism").intType().noDefaultValue()
-            .withDescription("Job parallelism. Default: Flink's parallelism.default.");
-    public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("state-backend")
+    public static final ConfigOption<Integer> PARALLELISM = declare(ConfigOptions.key("parallelism").intType().noDefaultValue()
+            .withDescription("Job parallelism. Default: Flink's parallelism.default."));
+    public static final ConfigOption<StateBackendType> STATE_BACKEND = declare(ConfigOptions.key("state-backend")
             .enumType(StateBackendType.class).defaultValue(StateBackendType.ROCKSDB)
             .withDescription("rocksdb (incremental checkpoints; state larger than memory) or hashmap (state on the heap)."
-                    + " Default: Flink's state.backend.type if set, else rocksdb.");
-    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("checkpoint-interval").durationType()
+                    + " Default: Flink's state.backend.type if set, else rocksdb."));
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = declare(ConfigOptions.key("checkpoint-interval").durationType()
             .defaultValue(Duration.ofSeconds(30))
             .withDescription("Checkpoint interval; output becomes visible to read_committed consumers at each checkpoint."
-                    + " Default: Flink's execution.checkpointing.interval if set, else 30s.");
-    public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("checkpoint-dir").stringType().noDefaultValue()
-            .withDescription("Checkpoint directory URI (file://, s3://, ...). Default: Flink's execution.checkpointing.dir.");
-    public static final ConfigOption<DeliveryGuarantee> DELIVERY = ConfigOptions.key("delivery").enumType(DeliveryGuarantee.class)
+                    + " Default: Flink's execution.checkpointing.interval if set, else 30s."));
+    public static final ConfigOption<String> CHECKPOINT_DIR = declare(ConfigOptions.key("checkpoint-dir").stringType().noDefaultValue()
+            .withDescription("Checkpoint directory URI (file://, s3://, ...). Default: Flink's execution.checkpointing.dir."));
+    public static final ConfigOption<DeliveryGuarantee> DELIVERY = declare(ConfigOptions.key("delivery").enumType(DeliveryGuarantee.class)
             .defaultValue(DeliveryGuarantee.EXACTLY_ONCE)
-            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once.");
-    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = ConfigOptions.key("transactional-id-prefix").stringType()
+            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once."));
+    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = declare(ConfigOptions.key("transactional-id-prefix").stringType()
             .noDefaultValue()
             .withDescription("Prefix of the sinks' Kafka transactional ids. Unique per job on a Kafka cluster: a job started with"
                     + " the prefix of another aborts that job's open transactions, losing their records. Stable across restarts:"
                     + " a restart under another prefix leaves the previous run's open transaction in place, and read_committed"
                     + " consumers wait behind it until --transaction-timeout. Default: the same as --group-id's, "
-                    + JobIdentity.describeDerivation() + ".");
-    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = ConfigOptions.key("transaction-timeout").durationType()
+                    + JobIdentity.describeDerivation() + "."));
+    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = declare(ConfigOptions.key("transaction-timeout").durationType()
             .defaultValue(Duration.ofMinutes(15))
             .withDescription("Kafka transaction timeout of the exactly-once sinks: at least twice the checkpoint interval, at most"
                     + " the brokers' transaction.max.timeout.ms (15 min by default). It bounds the longest safe outage: the output"
                     + " of the last checkpoint before a failure is committed only after the restart, and the brokers abort it"
                     + " (the records are lost) once it is older than this. The start-up log and the longestSafeOutageMs metric"
-                    + " give the bound.");
+                    + " give the bound."));
 
-    // Reconciliation stats (issue 18 item 3): the rows of docs/RECONCILIATION.md, rule in HourlyStats.
-    public static final ConfigOption<String> STATS_TOPIC = ConfigOptions.key("stats-topic").stringType().noDefaultValue()
-            .withDescription("Optional topic of reconciliation rows: per event-time hour (UTC) and input partition, the counts of"
-                    + " input, unique, duplicates, late and dead-lettered, each row written exactly once when the watermark passes"
-                    + " the hour's end plus --stats-delay (the hour's complete row), records of the hour arriving later in amendment"
-                    + " rows (at most one per partition and hour per hour of watermark progress). Billing sums the rows of a"
-                    + " (topic, partition, hour); docs/RECONCILIATION.md has the row format. Off unless given: no stats operator at all.");
-    public static final ConfigOption<Duration> STATS_DELAY = ConfigOptions.key("stats-delay").durationType().defaultValue(Duration.ZERO)
-            .withDescription("How far past an hour's end the watermark must be before the hour's complete row is written to"
-                    + " --stats-topic: a longer delay puts more late records in the complete row and fewer in amendments.");
-
-    /** Every option, in the order of {@code --help}. */
-    public static final List<ConfigOption<?>> ALL = List.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, DUPLICATES_TOPIC,
-            STATS_TOPIC, STATS_DELAY,
-            GROUP_ID, STARTING_OFFSETS, BOUNDED, CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
-            FINGERPRINT_SECRET_FILE, MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_TTL, LATE_POLICY, RESET_LATENESS_WATERMARK, MAX_OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE_SKEW,
-            MIN_EVENT_TIME, MAX_RECORD_BYTES, MAX_HEADERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY, ALLOW_DEDUP_KEY_CHANGE, ALLOW_RETENTION_INCREASE, INPUT_FORMAT, AVRO_SCHEMA_FILE,
-            AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID, PARALLELISM, STATE_BACKEND, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, DELIVERY, TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT);
+    /**
+     * Every option, in the order of {@code --help}: the order of the declarations above, each made through {@link
+     * #declare} (static initialisers run in textual order), so an option cannot be declared and left out.
+     */
+    public static final List<ConfigOption<?>> ALL = List.copyOf(DECLARED);
 
     /** The options without a default that the job cannot run without. */
     public static final Set<ConfigOption<?>> REQUIRED = Set.of(BOOTSTRAP_SERVERS, INPUT_TOPIC, OUTPUT_TOPIC, DLQ_TOPIC, CAPACITY);
@@ -327,6 +328,12 @@ public final class DedupJobOptions {
     }
 
     private DedupJobOptions() {}
+
+    /** Declares {@code option}: appends it to {@link #ALL}, in declaration order. */
+    private static <T> ConfigOption<T> declare(ConfigOption<T> option) {
+        DECLARED.add(option);
+        return option;
+    }
 
     private static <T> void rule(ConfigOption<T> option, Predicate<T> valid, String expected) {
         RULES.put(option.key(), new Rule<>(option, valid, expected));

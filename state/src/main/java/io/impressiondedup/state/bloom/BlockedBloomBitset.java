@@ -67,26 +67,12 @@ public final class BlockedBloomBitset implements BloomPageStore {
 
     /** Pages that have been written; the others take no memory. */
     public int allocatedPages() {
-        int count = 0;
-        for (long[] page : pages) {
-            if (page != null) {
-                count++;
-            }
-        }
-        return count;
+        return SparsePages.allocated(pages);
     }
 
     /** Number of set bits (a full scan). */
     public long bitCount() {
-        long count = 0;
-        for (long[] page : pages) {
-            if (page != null) {
-                for (long word : page) {
-                    count += Long.bitCount(word);
-                }
-            }
-        }
-        return count;
+        return SparsePages.bitCount(pages);
     }
 
     private static IllegalArgumentException wrongLayer(int layer) {

@@ -44,19 +44,7 @@ public final class BloomBlock {
 
     /** Whether all {@code probes} bits of the element are set in the block at {@code offset}. */
     public static boolean mightContain(long[] words, int offset, long h1, long h2, int probes) {
-        long w = h2;
-        for (int p = 0, inWord = 0, round = 0; p < probes; p++, inWord++) {
-            if (inWord == PROBES_PER_WORD) {
-                w = HashMixing.mix64(h2 + (++round) * h1);
-                inWord = 0;
-            }
-            int bit = (int) w & PROBE_MASK;
-            w >>>= PROBE_BITS;
-            if ((words[offset + (bit >>> 6)] & (1L << bit)) == 0) {
-                return false;
-            }
-        }
-        return true;
+        return walkProbes(words, offset, h1, h2, probes, false);
     }
 
     /**
@@ -65,6 +53,15 @@ public final class BloomBlock {
      * @return whether any bit changed, i.e. the element was not already (possibly falsely) contained
      */
     public static boolean put(long[] words, int offset, long h1, long h2, int probes) {
+        return walkProbes(words, offset, h1, h2, probes, true);
+    }
+
+    /**
+     * The one walk over an element's probe bits (the word stream of the class comment). With {@code set} it
+     * sets each bit and returns whether any changed; without, it returns false at the first clear bit, else
+     * true. Each caller passes a constant: once the JIT inlines the walk into it, the other branch folds away.
+     */
+    private static boolean walkProbes(long[] words, int offset, long h1, long h2, int probes, boolean set) {
         long w = h2;
         long changed = 0;
         for (int p = 0, inWord = 0, round = 0; p < probes; p++, inWord++) {
@@ -77,9 +74,13 @@ public final class BloomBlock {
             int index = offset + (bit >>> 6);
             long mask = 1L << bit;
             long before = words[index];
-            changed |= ~before & mask;
-            words[index] = before | mask;
+            if (set) {
+                changed |= ~before & mask;
+                words[index] = before | mask;
+            } else if ((before & mask) == 0) {
+                return false;
+            }
         }
-        return changed != 0;
+        return !set || changed != 0;
     }
 }

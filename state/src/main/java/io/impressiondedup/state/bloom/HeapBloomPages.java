@@ -40,11 +40,7 @@ public final class HeapBloomPages implements BloomPageStore {
     public int allocatedPages() {
         int count = 0;
         for (long[][] pages : layers) {
-            for (long[] page : pages) {
-                if (page != null) {
-                    count++;
-                }
-            }
+            count += SparsePages.allocated(pages);
         }
         return count;
     }
@@ -53,13 +49,7 @@ public final class HeapBloomPages implements BloomPageStore {
     public long bitCount() {
         long count = 0;
         for (long[][] pages : layers) {
-            for (long[] page : pages) {
-                if (page != null) {
-                    for (long word : page) {
-                        count += Long.bitCount(word);
-                    }
-                }
-            }
+            count += SparsePages.bitCount(pages);
         }
         return count;
     }

@@ -46,9 +46,9 @@ import java.util.Arrays;
  *
  * <ul>
  *   <li>He can test a guess of the secret: each one costs 600,000 HMAC-SHA256 (about a quarter of a second of a CPU
- *       core here; a GPU does thousands a second), where the unsalted SHA-256 it replaces cost one hash (billions a
- *       second). So a human-chosen secret from a dictionary of a few million words no longer falls in a second; one
- *       made as recommended (128 bits or more of randomness) is out of reach either way.
+ *       core here; a GPU does thousands a second), where an unsalted SHA-256 such as the legacy value costs one hash
+ *       (billions a second). So a human-chosen secret from a dictionary of a few million words does not fall in a
+ *       second; one made as recommended (128 bits or more of randomness) is out of reach either way.
  *   <li>He can reuse one table of guesses against every deployment: the label is fixed, not a random salt per
  *       state. A random salt would stop only such tables, which a secret of 16 bytes or more defeats by its size
  *       anyway; it would cost a field in state and make no single guess dearer. The label does make tables built
@@ -97,7 +97,7 @@ public final class FingerprintSecret {
     /** The SipHash key of ad ids (see the class comment). */
     private final long adIdKey0;
     private final long adIdKey1;
-    /** {@link #checkValueOfLegacy} of {@link #legacyCheckValue}, derived on first use (it is slow); 0 until then. */
+    /** {@link #checkValueOfLegacy} of {@link #legacyCheckValue}, derived on first use (it is slow); 0 while not yet derived. */
     private long checkValue;
 
     private FingerprintSecret(byte[] secret) {

@@ -17,8 +17,8 @@ import java.security.NoSuchAlgorithmException;
  * {@link FingerprintSecret}). The key fills exactly one MD5 block, which is absorbed once, here; each
  * record clones that state (measured: about 10 ns and one short-lived object, where absorbing the
  * key block again would cost a second compression, about 120 ns) and adds its id, so a keyed digest
- * takes the same compressions as an unkeyed one. Without a secret the digest is plain MD5(requestId),
- * exactly what every release before secrets computed, so their state stays valid.
+ * takes the same compressions as an unkeyed one. Without a secret the digest is plain MD5(requestId):
+ * the digest that all state written without a secret holds, so that state stays valid.
  *
  * <p>One instance per thread: the {@link MessageDigest}, the UTF-8 buffer and the digest buffer are
  * reused, so unkeyed digesting allocates nothing once the buffer has grown to the longest id seen.

@@ -162,7 +162,7 @@ public final class InspectCommand {
         long written = facts.fingerprintCheck() == null ? FingerprintSecret.NO_SECRET : facts.fingerprintCheck();
         long given = FingerprintSecret.checkValueOf(secret);
         if (written == given || (secret != null && secret.wroteCheckValue(written))) {
-            return; // the secret's check value, or its legacy one in state written before check values were slow
+            return; // the secret's check value, or its legacy (unsalted) one, which state may hold (FingerprintSecret)
         }
         String option = "--" + DedupJobOptions.FINGERPRINT_SECRET_FILE.key();
         if (written == FingerprintSecret.NO_SECRET) {
