@@ -69,6 +69,32 @@ final class JobMonitor {
         }
     }
 
+    /**
+     * Whether every subtask of the dedup operator has an input watermark (the REST API shows {@code
+     * Long.MIN_VALUE} until it has one); false while the REST API cannot tell.
+     */
+    boolean everyDedupSubtaskHasAWatermark() {
+        try {
+            for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+                if (vertex.path("name").asText().contains(DedupOperator.NAME)) {
+                    JsonNode watermarks = get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/watermarks");
+                    int subtasks = vertex.path("parallelism").asInt(-1);
+                    int withWatermark = 0;
+                    for (JsonNode watermark : watermarks) {
+                        if (watermark.path("id").asText().endsWith(".currentInputWatermark")
+                                && Long.parseLong(watermark.path("value").asText(Long.toString(Long.MIN_VALUE))) > Long.MIN_VALUE) {
+                            withWatermark++;
+                        }
+                    }
+                    return subtasks > 0 && withWatermark == subtasks;
+                }
+            }
+        } catch (Exception e) {
+            // Not yet answered: the caller asks again.
+        }
+        return false;
+    }
+
     private JsonNode get(String path) throws Exception {
         HttpResponse<String> response = http.send(
                 HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(2)).build(),

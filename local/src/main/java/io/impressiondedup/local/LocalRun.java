@@ -68,7 +68,12 @@ public final class LocalRun {
             kafka.createTopics(topics.partitions(settings.partitions()));
 
             GeneratedInput input = GeneratedInput.generate(settings, kafka.bootstrapServers(), topics.input(), console);
-            StartedJob job = StartedJob.start(settings, kafka.bootstrapServers(), topics, console);
+            StartedJob job;
+            try (input) {
+                job = StartedJob.start(settings, kafka.bootstrapServers(), topics, console);
+                FirstWatermark.await(job, settings);
+                input.release();
+            }
             ProgressPoller.FinishedJob finished = new ProgressPoller(job, settings.count(), console).awaitFinish();
             TopicVerification verification = TopicVerification.run(input, kafka.bootstrapServers(), topics, console);
 

@@ -1,5 +1,6 @@
 package io.impressiondedup.local;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,11 +37,25 @@ final class Verdict {
         return ok() ? PASSED : FAILED;
     }
 
+    /** What broke, one phrase each, for the result line. */
+    private List<String> failures() {
+        List<String> failures = new ArrayList<>();
+        verification.records().exactlyOnceViolations().forEach((what, count) -> failures.add(what + ": " + count));
+        if (!falsePositivesExceeded.isEmpty()) {
+            failures.add("false positives over the bound, see above");
+        }
+        int reconciliationProblems = verification.reconciliation().problems().size();
+        if (reconciliationProblems > 0) {
+            failures.add(reconciliationProblems + " reconciliation problems, see the Reconciliation line");
+        }
+        return failures;
+    }
+
     /** Prints each false-positive bound exceeded, then the result line. */
     void print(RunConsole console) {
         falsePositivesExceeded.forEach(line -> console.println("Too many false positives: " + line));
         console.println(ok() ? "Result: OK (no duplicate passed, no genuine impression dead-lettered, nothing lost or written twice,"
                 + " false positives within the bound from the filters' fill, reconciliation rows equal to the verifier's counts)"
-                : "Result: FAILED (see above)");
+                : "Result: FAILED (" + String.join("; ", failures()) + ")");
     }
 }

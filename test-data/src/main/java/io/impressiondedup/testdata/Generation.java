@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * Runs a generator into a destination and a ground-truth file, at an optional rate, printing a
- * progress line every few seconds. Returns how many records of each class were written.
+ * progress line every few seconds. Returns how many records of each class were written. It writes
+ * {@code total} records, or fewer if the generator ends first; a second call continues the same stream.
  */
 public final class Generation {
 
@@ -30,7 +31,7 @@ public final class Generation {
         long start = System.nanoTime();
         long lastProgress = start;
         long written = 0;
-        while (generator.hasNext()) {
+        while (written < total && generator.hasNext()) {
             GeneratedRecord record = generator.next();
             destination.write(record);
             truth.write(record);
