@@ -13,7 +13,7 @@ import java.util.Arrays;
  * locates the configured top-level fields in it (the key fields, then the event time; used only when every
  * configured field is a top-level name: a record read by JSON Pointers into objects goes to Jackson). Jackson's tokenizer costs several times more per record
  * (number and string decoding into buffers, its symbol table, encoding detection), and the source
- * thread spends most of its time there (issue 16).
+ * thread spends most of its time there (bench/README.md, "Parsing", has the figures).
  *
  * <p>{@link #scan} either <b>accepts</b>, promising that Jackson (as {@link ImpressionParser}
  * configures it) reads the value without error as one object, with no top-level name twice and

@@ -50,16 +50,16 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>A name given twice ({@code {"requestId":"a","requestId":"b"}}) in the top-level object or in an object
  *       a configured path goes through is malformed, naming the field: a reader that keeps the first value and
- *       one that keeps the last (Jackson's, and this parser's until then) would disagree. Other nested objects
- *       are passed through, not read, and not checked.
+ *       one that keeps the last (as Jackson's databind does) would disagree on the record's identity. Other
+ *       nested objects are passed through, not read, and not checked.
  *   <li>A key string with an unpaired UTF-16 surrogate (escaped, {@code "r\ud800"}) or whose
  *       bytes are not UTF-8 (RFC 3629, {@link Utf8Validity}) is malformed: Jackson decodes overlong forms ({@code C0 AF} for
  *       '/'), encoded surrogates ({@code ED A0 80}) and code points beyond U+10FFFF without complaint, and
  *       the UTF-8 encoding of a string with unpaired surrogates (for the digest, or by any consumer)
  *       replaces them by '?', so {@code "r\ud800"}, {@code "r\udbff"} and {@code "r?"} would be one
- *       identity. Any other invalid UTF-8 that Jackson rejects (a byte that starts no sequence, a
- *       truncated sequence) is malformed wherever it is; the kinds it decodes are checked in the key
- *       fields only, the rest of the record passing through untouched as before.
+ *       identity. Any other invalid UTF-8, which Jackson rejects (a byte that starts no sequence, a
+ *       truncated sequence), is malformed wherever it is; the kinds Jackson decodes are checked in the key
+ *       fields only, which alone make the identity: the rest of the record passes through untouched.
  *   <li>A value Jackson would read as UTF-16 or UTF-32 (a zero byte among the first four, or their
  *       byte-order mark) is malformed: JSON between systems is UTF-8 (RFC 8259, 8.1), and that decoding
  *       replaces unpaired surrogates by U+FFFD.
@@ -76,7 +76,7 @@ import java.util.function.LongSupplier;
  * one pass of its own, at a fraction of the cost, and accepts only what Jackson reads without error as a
  * record with no top-level name twice and no trailing data; the fields it finds are then checked by the same
  * code as Jackson's (event time rules, empty ids). Anything else, and any record that would be a dead letter,
- * goes to Jackson as before, which words every dead letter: the fast path changes the cost, not a result
+ * goes to Jackson, which words every dead letter: the fast path changes the cost, not a result
  * ({@code FlatImpressionScannerDifferentialTest} holds the two to that). Records read by pointers into
  * objects always go to Jackson (bench/README.md, "Input formats", has the cost).
  *
@@ -108,8 +108,8 @@ public final class ImpressionParser implements RecordParser {
     }
 
     /**
-     * With {@code fastPath} false, every record is read by Jackson, as before the fast path existed: for the
-     * test that holds the two paths to the same results, not a production option.
+     * With {@code fastPath} false, Jackson reads every record: for the test that holds the two paths to the
+     * same results, not a production option.
      */
     ImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
         this.settings = settings;
@@ -316,7 +316,7 @@ public final class ImpressionParser implements RecordParser {
      * padded with 0xFF bytes, comparing groups only: so once a record had the name {@code "requestId"}, the
      * bytes {@code "requestI\xFF\xFF\xFFd"} are found as it and never decoded (which rejects 0xFF), and a
      * record that is malformed read first would be an impression read later. A new factory's table holds only
-     * the record's own names: what Jackson makes of the record no longer depends on the records before it.
+     * the record's own names: what Jackson makes of the record does not depend on the records before it.
      * No UTF-8 has a 0xFF byte: valid records never pay for this.
      */
     private JsonFactory factoryFor(byte[] value) {
