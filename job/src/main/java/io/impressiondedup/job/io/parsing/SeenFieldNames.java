@@ -10,7 +10,7 @@ import java.util.HashSet;
  * in the last record (one reference comparison, no hashing, nothing allocated), and only a record that departs
  * from that order goes through a hash set, from the first name that differs. {@link #order} holds the names of
  * the current record so far, all distinct, followed by the rest of an earlier record's, up to {@link #known}: a
- * sequence of distinct names throughout. One instance per object on a configured path; not thread-safe.
+ * sequence of distinct names throughout. Each {@link FieldPathTree} node holds one; not thread-safe.
  */
 final class SeenFieldNames {
 

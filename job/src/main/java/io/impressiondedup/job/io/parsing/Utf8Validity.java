@@ -1,10 +1,10 @@
 package io.impressiondedup.job.io.parsing;
 
 /**
- * UTF-8 as RFC 3629 defines it, checked on a value's bytes, and the words a dead letter uses for bytes that are
- * not. Jackson decodes some invalid UTF-8 without complaint (overlong forms, encoded surrogates, code points
- * beyond U+10FFFF) and rejects the rest without saying where: {@link ImpressionParser} says which bytes it
- * checks with this class and why.
+ * UTF-8 as RFC 3629 defines it, checked on a value's bytes, and how a dead letter describes bytes that are not
+ * (what is wrong, at which byte, the bytes), alike for every kind. Jackson decodes some invalid UTF-8 without
+ * complaint (overlong forms, encoded surrogates, code points beyond U+10FFFF): {@link ImpressionParser} says
+ * which bytes it checks with this class and why.
  */
 final class Utf8Validity {
 
