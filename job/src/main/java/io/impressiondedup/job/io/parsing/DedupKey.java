@@ -6,18 +6,19 @@ package io.impressiondedup.job.io.parsing;
  * <p>The identity is the tuple of the key fields ({@code --dedup-key}; by default (request id, ad id), from
  * {@code --request-id-field} and {@code --ad-id-field}). Every key field is a non-empty string or an integer,
  * taken as its text as written (so {@code 17} and {@code "17"} are one value, and {@code -0} is not {@code 0}),
- * except the default key's request id, which must be a string as it always had to be. A string must be
- * valid Unicode (no unpaired surrogate, valid UTF-8 bytes: the format's reader checks that), so distinct
- * strings have distinct UTF-8 bytes.
+ * except the default key's request id, which must be a string, so that the default key accepts and refuses
+ * the same records in every version of the job (its state and dead letters stay comparable across upgrades).
+ * A string must be valid Unicode (no unpaired surrogate, valid UTF-8 bytes: the format's reader checks that),
+ * so distinct strings have distinct UTF-8 bytes.
  *
  * <p>The first field's text is digested (MD5, keyed by {@code --fingerprint-secret-file}) and that digest
- * shards the state, as the request id's always did: all the ads of one request live in one shard. The rest
- * of the tuple is one string, {@link #rest}, that the operator hashes where it hashes the ad id
+ * shards the state: with the default key, the request id's, so all the ads of one request live in one shard.
+ * The rest of the tuple is one string, {@link #rest}, that the operator hashes where it hashes the ad id
  * ({@code Impression.adId}):
  *
  * <ul>
- *   <li>two fields: exactly the second field's text. The default key is therefore bit for bit what it was
- *       before keys were configurable (savepoints and fingerprints unchanged);
+ *   <li>two fields: exactly the second field's text, so the default key's identity is (the request id's
+ *       digest, the ad id) bit for bit, the form its savepoints and fingerprints hold in every version;
  *   <li>one field: the empty string (every record of one first value is one identity);
  *   <li>three or more: fields 2..n joined as {@code <length>:<text>} each (length in UTF-16 units), which no
  *       two distinct tuples share: reading the lengths back splits the string one way only, so

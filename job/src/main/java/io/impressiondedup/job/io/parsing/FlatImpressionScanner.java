@@ -13,7 +13,7 @@ import java.util.Arrays;
  * locates the configured top-level fields in it (the key fields, then the event time; used only when every
  * configured field is a top-level name: a record read by JSON Pointers into objects goes to Jackson). Jackson's tokenizer costs several times more per record
  * (number and string decoding into buffers, its symbol table, encoding detection), and the source
- * thread spends most of its time there (issue 16).
+ * thread spends most of its time there (bench/README.md, "Parsing", has the figures).
  *
  * <p>{@link #scan} either <b>accepts</b>, promising that Jackson (as {@link ImpressionParser}
  * configures it) reads the value without error as one object, with no top-level name twice and
@@ -268,12 +268,8 @@ final class FlatImpressionScanner {
         boolean integer = true;
         if (i < n && value[i] == '.') {
             integer = false;
-            i++;
-            int digits = i;
-            while (i < n && value[i] >= '0' && value[i] <= '9') {
-                i++;
-            }
-            if (i == digits) {
+            i = requiredDigits(value, i + 1);
+            if (i < 0) {
                 return 0;
             }
         }
@@ -283,11 +279,8 @@ final class FlatImpressionScanner {
             if (i < n && (value[i] == '+' || value[i] == '-')) {
                 i++;
             }
-            int digits = i;
-            while (i < n && value[i] >= '0' && value[i] <= '9') {
-                i++;
-            }
-            if (i == digits) {
+            i = requiredDigits(value, i);
+            if (i < 0) {
                 return 0;
             }
         }
@@ -295,6 +288,19 @@ final class FlatImpressionScanner {
             return 0;
         }
         return integer ? i : -i;
+    }
+
+    /**
+     * The offset after the digits from {@code i} on, or -1 if there is none: JSON requires at least one digit
+     * after a fraction's point and after an exponent's sign ({@code 1.} and {@code 1e} are not numbers).
+     */
+    private static int requiredDigits(byte[] value, int i) {
+        int from = i;
+        int n = value.length;
+        while (i < n && value[i] >= '0' && value[i] <= '9') {
+            i++;
+        }
+        return i == from ? -1 : i;
     }
 
     /** The offset after {@code word} at {@code i}, or -1 if it is not there, ending a literal. */

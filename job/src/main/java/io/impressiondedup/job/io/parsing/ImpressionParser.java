@@ -2,6 +2,7 @@ package io.impressiondedup.job.io.parsing;
 
 import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
+import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -19,10 +20,8 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.function.LongSupplier;
-import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
 /**
  * The JSON input's {@link RecordParser} ({@code --input-format json}, the default): turns a Kafka record of JSON into an {@link Impression}, or into a {@link DeadLetter} saying why not. Never
@@ -31,7 +30,7 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
  * <p>Reads the value with Jackson's streaming parser, picking the configured fields (the key fields and the
  * event time, each a top-level name or a JSON Pointer into objects: {@link FieldPath}) and skipping everything
  * else (which stays untouched in the raw bytes). It walks into an object only if a configured path goes
- * through it. What it found goes to {@link ImpressionAssembler}, which every format shares (missing fields,
+ * through it ({@link FieldPathTree}). What it found goes to {@link ImpressionAssembler}, which every format shares (missing fields,
  * far-future times, the digest and the identity rule of {@link DedupKey}). A record is:
  *
  * <ul>
@@ -51,33 +50,33 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
  * <ul>
  *   <li>A name given twice ({@code {"requestId":"a","requestId":"b"}}) in the top-level object or in an object
  *       a configured path goes through is malformed, naming the field: a reader that keeps the first value and
- *       one that keeps the last (Jackson's, and this parser's until then) would disagree. Other nested objects
- *       are passed through, not read, and not checked.
+ *       one that keeps the last (as Jackson's databind does) would disagree on the record's identity. Other
+ *       nested objects are passed through, not read, and not checked.
  *   <li>A key string with an unpaired UTF-16 surrogate (escaped, {@code "r\ud800"}) or whose
- *       bytes are not UTF-8 (RFC 3629), is malformed: Jackson decodes overlong forms ({@code C0 AF} for
+ *       bytes are not UTF-8 (RFC 3629, {@link Utf8Validity}) is malformed: Jackson decodes overlong forms ({@code C0 AF} for
  *       '/'), encoded surrogates ({@code ED A0 80}) and code points beyond U+10FFFF without complaint, and
  *       the UTF-8 encoding of a string with unpaired surrogates (for the digest, or by any consumer)
  *       replaces them by '?', so {@code "r\ud800"}, {@code "r\udbff"} and {@code "r?"} would be one
- *       identity. Any other invalid UTF-8 that Jackson rejects (a byte that starts no sequence, a
- *       truncated sequence) is malformed wherever it is; the kinds it decodes are checked in the key
- *       fields only, the rest of the record passing through untouched as before.
+ *       identity. Any other invalid UTF-8, which Jackson rejects (a byte that starts no sequence, a
+ *       truncated sequence), is malformed wherever it is; the kinds Jackson decodes are checked in the key
+ *       fields only, which alone make the identity: the rest of the record passes through untouched.
  *   <li>A value Jackson would read as UTF-16 or UTF-32 (a zero byte among the first four, or their
  *       byte-order mark) is malformed: JSON between systems is UTF-8 (RFC 8259, 8.1), and that decoding
  *       replaces unpaired surrogates by U+FFFD.
  * </ul>
  *
  * These checks keep the hot path one pass of the streaming parser: the names of each object read are compared
- * with those of the previous record's object at the same path, which a stream of records of one layout matches
- * name for name (the same canonical strings from Jackson's symbol table), and hashed only from where a record
- * departs from it; an id is scanned once for characters beyond ASCII, and its raw bytes only if it has some or
- * is longer in bytes than in characters (an escape).
+ * with those of the previous record's object at the same path ({@link SeenFieldNames}), which a stream of
+ * records of one layout matches name for name, and hashed only from where a record departs from it; an id is
+ * scanned once for characters beyond ASCII, and its raw bytes only if it has some or is longer in bytes than
+ * in characters (an escape).
  *
  * <p>Most records never reach Jackson: when every configured field is a top-level name,
  * {@link FlatImpressionScanner} reads the common shape (one flat object of printable ASCII without escapes) in
  * one pass of its own, at a fraction of the cost, and accepts only what Jackson reads without error as a
  * record with no top-level name twice and no trailing data; the fields it finds are then checked by the same
  * code as Jackson's (event time rules, empty ids). Anything else, and any record that would be a dead letter,
- * goes to Jackson as before, which words every dead letter: the fast path changes the cost, not a result
+ * goes to Jackson, which words every dead letter: the fast path changes the cost, not a result
  * ({@code FlatImpressionScannerDifferentialTest} holds the two to that). Records read by pointers into
  * objects always go to Jackson (bench/README.md, "Input formats", has the cost).
  *
@@ -94,10 +93,10 @@ public final class ImpressionParser implements RecordParser {
     private final ImpressionAssembler assembler;
     private final EventTimeRules eventTimes;
     /** The configured paths as a tree of member names, from the top-level object. */
-    private final PathNode root;
+    private final FieldPathTree root;
     /** The fast path for the common shape of a record, or null: Jackson reads every record. */
     private final FlatImpressionScanner scanner;
-    /** How many key fields; the event time is field {@code keyCount} of the scanner and of {@link PathNode#target}. */
+    /** How many key fields; the event time is field {@code keyCount} of the scanner and of {@link FieldPathTree#target}. */
     private final int keyCount;
     /** The key fields' texts and the event time of the record being parsed, as {@link #readFlat} or {@link #readWithJackson} found them. */
     private final String[] keyValues;
@@ -109,8 +108,8 @@ public final class ImpressionParser implements RecordParser {
     }
 
     /**
-     * With {@code fastPath} false, every record is read by Jackson, as before the fast path existed: for the
-     * test that holds the two paths to the same results, not a production option.
+     * With {@code fastPath} false, Jackson reads every record: for the test that holds the two paths to the
+     * same results, not a production option.
      */
     ImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
         this.settings = settings;
@@ -120,7 +119,7 @@ public final class ImpressionParser implements RecordParser {
         fields.add(settings.timestampField());
         this.keyCount = fields.size() - 1;
         this.keyValues = new String[keyCount];
-        this.root = PathNode.tree(fields);
+        this.root = FieldPathTree.of(fields);
         boolean allTopLevel = fields.stream().allMatch(FieldPath::isTopLevel);
         this.scanner = fastPath && allTopLevel
                 ? new FlatImpressionScanner(fields.stream().map(f -> f.tokens().get(0)).toArray(String[]::new))
@@ -146,8 +145,8 @@ public final class ImpressionParser implements RecordParser {
         if (value.length == 0) {
             return malformed(raw, "empty value");
         }
-        if (!readAsUtf8(value)) {
-            return malformed(raw, "value is not UTF-8: it begins like UTF-16 or UTF-32 (" + hex(value, 0, Math.min(4, value.length)) + ")");
+        if (!Utf8Validity.readAsUtf8(value)) {
+            return malformed(raw, "value is not UTF-8: it begins like UTF-16 or UTF-32 (" + Utf8Validity.hex(value, 0, Math.min(4, value.length)) + ")");
         }
         if (scanner == null || !readFlat(value)) {
             ParsedRecord malformed = readWithJackson(raw, value);
@@ -237,10 +236,10 @@ public final class ImpressionParser implements RecordParser {
                 return malformed(raw, "trailing data after the JSON object");
             }
         } catch (JsonProcessingException e) {
-            int invalidUtf8 = invalidUtf8Offset(value, 0, value.length);
+            int invalidUtf8 = Utf8Validity.invalidOffset(value, 0, value.length);
             if (invalidUtf8 >= 0) {
                 // Jackson found a byte that starts no UTF-8 sequence, or a truncated one: say which, and in which field.
-                return malformed(raw, invalidUtf8(topLevelFieldAt(value, invalidUtf8), value, invalidUtf8));
+                return malformed(raw, Utf8Validity.describeInvalid(topLevelFieldAt(value, invalidUtf8), value, invalidUtf8));
             }
             return malformed(raw, "invalid JSON: " + e.getOriginalMessage());
         } catch (IOException | RuntimeException e) {
@@ -254,7 +253,7 @@ public final class ImpressionParser implements RecordParser {
      * configured fields in it, the objects on a configured path (recursively), nothing else. Null if it read to
      * the object's end without error, else the dead letter.
      */
-    private ParsedRecord readObject(RawKafkaRecord raw, byte[] value, JsonParser parser, PathNode node) throws IOException {
+    private ParsedRecord readObject(RawKafkaRecord raw, byte[] value, JsonParser parser, FieldPathTree node) throws IOException {
         node.names.startRecord();
         JsonToken token;
         while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
@@ -263,7 +262,7 @@ public final class ImpressionParser implements RecordParser {
                 return malformed(raw, "duplicate field '" + node.nameOf(field) + "'");
             }
             JsonToken fieldValue = parser.nextToken();
-            PathNode child = node.child(field);
+            FieldPathTree child = node.child(field);
             if (child == null) {
                 parser.skipChildren();
             } else if (child.target >= 0) {
@@ -317,7 +316,7 @@ public final class ImpressionParser implements RecordParser {
      * padded with 0xFF bytes, comparing groups only: so once a record had the name {@code "requestId"}, the
      * bytes {@code "requestI\xFF\xFF\xFFd"} are found as it and never decoded (which rejects 0xFF), and a
      * record that is malformed read first would be an impression read later. A new factory's table holds only
-     * the record's own names: what Jackson makes of the record no longer depends on the records before it.
+     * the record's own names: what Jackson makes of the record does not depend on the records before it.
      * No UTF-8 has a 0xFF byte: valid records never pay for this.
      */
     private JsonFactory factoryFor(byte[] value) {
@@ -385,9 +384,9 @@ public final class ImpressionParser implements RecordParser {
         if (quote < 0 || end > value.length) {
             return "'" + field + "' cannot be located in the value's bytes";
         }
-        int invalid = invalidUtf8Offset(value, (int) quote + 1, (int) end - 1);
+        int invalid = Utf8Validity.invalidOffset(value, (int) quote + 1, (int) end - 1);
         if (invalid >= 0) {
-            return invalidUtf8("'" + field + "'", value, invalid);
+            return Utf8Validity.describeInvalid("'" + field + "'", value, invalid);
         }
         int unpaired = DedupKey.unpairedSurrogate(text);
         if (unpaired >= 0) {
@@ -395,89 +394,6 @@ public final class ImpressionParser implements RecordParser {
                     + unpaired;
         }
         return null;
-    }
-
-    /**
-     * Jackson reads a value as UTF-16 or UTF-32 if it begins with their byte-order mark (FE FF, FF FE, 00 00
-     * FE FF, ...) or has a zero byte among its first four (as ASCII in those encodings has); no UTF-8 JSON
-     * does either.
-     */
-    private static boolean readAsUtf8(byte[] value) {
-        for (int i = 0, n = Math.min(4, value.length); i < n; i++) {
-            if (value[i] == 0) {
-                return false;
-            }
-        }
-        return value[0] != (byte) 0xFE && value[0] != (byte) 0xFF;
-    }
-
-    /**
-     * The offset of the first byte in {@code value[from, to)} that does not begin a valid UTF-8 sequence
-     * (RFC 3629: no overlong form, no surrogate, nothing beyond U+10FFFF, nothing truncated), or -1.
-     */
-    static int invalidUtf8Offset(byte[] value, int from, int to) {
-        for (int i = from; i < to; ) {
-            if (value[i] >= 0) {
-                i++;
-            } else if (utf8Error(value, i, to) == null) {
-                int lead = value[i] & 0xFF;
-                i += lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-            } else {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** What is wrong with the UTF-8 sequence of more than one byte at {@code i} (ending by {@code to}), or null if it is valid. */
-    private static String utf8Error(byte[] value, int i, int to) {
-        int lead = value[i] & 0xFF;
-        if (lead < 0xC0) {
-            return "continuation byte without a lead byte";
-        }
-        if (lead >= 0xF8) {
-            return "invalid lead byte";
-        }
-        int length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-        for (int k = 1; k < length; k++) {
-            if (i + k >= to || (value[i + k] & 0xC0) != 0x80) {
-                return "truncated sequence";
-            }
-        }
-        int second = value[i + 1] & 0xFF;
-        if (lead < 0xC2 || (lead == 0xE0 && second < 0xA0) || (lead == 0xF0 && second < 0x90)) {
-            return "overlong encoding";
-        }
-        if (lead == 0xED && second >= 0xA0) {
-            return "encoded UTF-16 surrogate (CESU-8)";
-        }
-        if (lead > 0xF4 || (lead == 0xF4 && second >= 0x90)) {
-            return "code point beyond U+10FFFF";
-        }
-        return null;
-    }
-
-    /** "'field' is not valid UTF-8: what at byte n of the value (its bytes)", or "value is ..." if the field is not known. */
-    private static String invalidUtf8(String where, byte[] value, int offset) {
-        int lead = value[offset] & 0xFF;
-        int length = lead < 0xC0 || lead >= 0xF8 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-        int shown = 1;
-        while (shown < length && offset + shown < value.length) {
-            // Up to the byte that breaks the sequence, included.
-            if ((value[offset + shown++] & 0xC0) != 0x80) {
-                break;
-            }
-        }
-        return (where == null ? "value" : where) + " is not valid UTF-8: " + utf8Error(value, offset, value.length) + " at byte " + offset
-                + " of the value (" + hex(value, offset, shown) + ")";
-    }
-
-    private static String hex(byte[] bytes, int from, int count) {
-        StringBuilder hex = new StringBuilder();
-        for (int k = from; k < from + count; k++) {
-            hex.append(k > from ? " " : "").append(String.format("0x%02X", bytes[k] & 0xFF));
-        }
-        return hex.toString();
     }
 
     /**
@@ -536,152 +452,4 @@ public final class ImpressionParser implements RecordParser {
     private static ParsedRecord malformed(RawKafkaRecord raw, String error) {
         return ImpressionAssembler.malformed(raw, error);
     }
-
-    /**
-     * One object on a configured path, or one configured field: the configured paths form a tree of member
-     * names from the top-level object, walked alongside the parser. A node is a field ({@link #target} >= 0)
-     * or an object with children, never both (configured paths do not overlap).
-     */
-    static final class PathNode {
-
-        /** The member names from the top-level object to this node (none for the top-level object). */
-        final List<String> tokens;
-        /** How messages name it: a field's configured path; an object's JSON Pointer. */
-        final String label;
-        /** The configured field this node is (its index: key fields, then the event time), or -1 for an object. */
-        final int target;
-        /** For an object: the label of the first configured field under it, for messages. */
-        final String firstField;
-        /** The names of this object in the record being read, to find one given twice. */
-        final FieldNames names = new FieldNames();
-        private String[] childNames = new String[0];
-        private PathNode[] children = new PathNode[0];
-
-        private PathNode(List<String> tokens, String label, int target, String firstField) {
-            this.tokens = tokens;
-            this.label = label;
-            this.target = target;
-            this.firstField = firstField;
-        }
-
-        /** The tree of {@code fields} (field i: target i), which must not overlap one another. */
-        static PathNode tree(List<FieldPath> fields) {
-            PathNode root = new PathNode(List.of(), "", -1, null);
-            for (int target = 0; target < fields.size(); target++) {
-                FieldPath field = fields.get(target);
-                List<String> tokens = field.tokens();
-                PathNode node = root;
-                for (int depth = 0; depth < tokens.size(); depth++) {
-                    boolean last = depth == tokens.size() - 1;
-                    PathNode child = node.child(tokens.get(depth));
-                    if (child == null) {
-                        List<String> path = tokens.subList(0, depth + 1);
-                        child = last ? new PathNode(path, field.toString(), target, null)
-                                : new PathNode(path, FieldPath.pointer(path), -1, field.toString());
-                        node.add(tokens.get(depth), child);
-                    } else if (last || child.target >= 0) {
-                        throw new IllegalArgumentException("the field paths '" + field + "' and '" + child.firstFieldOrLabel()
-                                + "' overlap: a record cannot hold both");
-                    }
-                    node = child;
-                }
-            }
-            return root;
-        }
-
-        private String firstFieldOrLabel() {
-            return target >= 0 ? label : firstField;
-        }
-
-        private void add(String name, PathNode child) {
-            int n = childNames.length;
-            childNames = Arrays.copyOf(childNames, n + 1);
-            children = Arrays.copyOf(children, n + 1);
-            childNames[n] = name;
-            children[n] = child;
-        }
-
-        /** The child named {@code name}, or null: one comparison per configured child (a handful). */
-        PathNode child(String name) {
-            String[] names = childNames;
-            for (int i = 0; i < names.length; i++) {
-                if (names[i].equals(name)) {
-                    return children[i];
-                }
-            }
-            return null;
-        }
-
-        /** How a message names the member {@code name} of this object: as it is at the top level, else as a JSON Pointer. */
-        String nameOf(String name) {
-            if (tokens.isEmpty()) {
-                return name;
-            }
-            List<String> path = new ArrayList<>(tokens);
-            path.add(name);
-            return FieldPath.pointer(path);
-        }
-    }
-
-    /**
-     * The top-level field names of one record, to find one given twice. Records of one stream nearly always
-     * have the same fields in the same order, and Jackson returns a name as the same canonical string each
-     * time: so a name is first compared with the one at its position in the last record (one reference
-     * comparison, no hashing, nothing allocated), and only a record that departs from that order goes
-     * through a hash set, from the first name that differs. {@link #order} holds the names of the current
-     * record so far, all distinct, followed by the rest of an earlier record's, up to {@link #known}: a
-     * sequence of distinct names throughout.
-     */
-    static final class FieldNames {
-
-        /** A set that held more names than this is dropped rather than cleared (clearing costs its capacity). */
-        private static final int MAX_RETAINED_NAMES = 512;
-
-        private String[] order = new String[32];
-        private int known;
-        private int position;
-        /** Whether the current record has departed from {@link #order}: its names are then in {@link #hashed}. */
-        private boolean hashing;
-        private HashSet<String> hashed = new HashSet<>();
-
-        void startRecord() {
-            position = 0;
-            if (hashing) {
-                hashing = false;
-                if (hashed.size() > MAX_RETAINED_NAMES) {
-                    hashed = new HashSet<>();
-                    order = new String[32];
-                    known = 0;
-                } else {
-                    hashed.clear();
-                }
-            }
-        }
-
-        /** Adds the next name of the record; false if the record has it already. */
-        boolean add(String name) {
-            int p = position;
-            if (!hashing) {
-                if (p < known && order[p] == name) {
-                    position = p + 1;
-                    return true;
-                }
-                hashing = true;
-                for (int i = 0; i < p; i++) {
-                    hashed.add(order[i]);
-                }
-            }
-            if (!hashed.add(name)) {
-                return false;
-            }
-            if (p == order.length) {
-                order = Arrays.copyOf(order, 2 * p);
-            }
-            order[p] = name;
-            known = p + 1;
-            position = p + 1;
-            return true;
-        }
-    }
 }
-

@@ -251,7 +251,7 @@ class ImpressionParserTest {
 
     @Test
     void theSameNameAtAnotherLevelIsNoDuplicate() {
-        // Only the top-level object carries the identity; nested objects pass through untouched, as before.
+        // Only the top-level object carries the identity; nested objects pass through unread and unchecked.
         Impression impression = parser.parse(raw("{" + GOOD_FIELDS + ",\"extra\":{\"requestId\":\"x\",\"k\":1,\"k\":2},"
                 + "\"list\":[{\"adId\":1},{\"adId\":2}]}")).impression();
         assertThat(impression.requestId()).isEqualTo("r");
@@ -272,7 +272,7 @@ class ImpressionParserTest {
 
     @Test
     void distinctRequestIdsWithUnpairedSurrogatesDoNotCollide() {
-        // Encoded to UTF-8 (for the digest, and by any consumer), each of these used to become "r?", the id of a third record.
+        // Encoded to UTF-8 (for the digest, and by any consumer), each of these would become "r?", the id of a third record.
         for (String escaped : new String[] {"r\\ud800", "r\\udbff", "r\\udc00"}) {
             ParsedRecord parsed = parser.parse(raw("{\"requestId\":\"" + escaped + "\",\"adId\":\"a\",\"ts\":1763812800000}"));
             assertThat(parsed.isImpression()).as(escaped).isFalse();
@@ -314,7 +314,7 @@ class ImpressionParserTest {
         "F0 80 80 AF | overlong encoding",                   // '/' in four bytes
         "F4 90 80 80 | code point beyond U+10FFFF",
         "F8 88 80 80 | invalid lead byte",
-        // And the ones it rejects already, now with the same message.
+        // And the ones Jackson rejects itself, with the same message.
         "FF          | invalid lead byte",
         "80          | continuation byte without a lead byte",
         "C3 28       | truncated sequence",
@@ -360,8 +360,8 @@ class ImpressionParserTest {
     @Test
     void aNameWithBytesThatPadAnotherNameIsMalformedWhateverWasReadBefore() {
         // Jackson's table of names pads a name's last group of four bytes with 0xFF and compares groups only: once a
-        // record had "requestId", the bytes "requestI\xFF\xFF\xFFd" were found as that name, never decoded, and the
-        // record read as an impression; read first, it is malformed. It must be malformed either way.
+        // record had "requestId", the bytes "requestI\xFF\xFF\xFFd" are found as that name, never decoded, and the
+        // record would read as an impression; read first, it is malformed. It must be malformed either way.
         byte[] padded = bytes("{\"requestI", new int[] {0xFF, 0xFF, 0xFF}, "d\":\"r\",\"adId\":\"a\",\"ts\":1763812800000}");
         String error = "value is not valid UTF-8: invalid lead byte at byte 10 of the value (0xFF)";
         assertMalformed(new ImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw(padded)), error);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
-/** Fields addressed by JSON Pointer into objects, and keys of one, two and three fields (issue 18, items 1 and 2). */
+/** Fields addressed by JSON Pointer into objects, and keys of one, two and three fields. */
 class JsonPointerFieldsTest {
 
     static final long NOW = ImpressionParserTest.NOW;
