@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end latency of the running job (issue 16): impressions written at fixed rates, each stamped with
+# End-to-end latency of the running job: impressions written at fixed rates, each stamped with
 # its send time, and read back from the exactly-once output by a read_committed consumer; p50/p90/p99/max
 # per variant, checkpoint interval and rate (LatencyBenchmark). Same build, broker and clean-up as
 # bench/run-e2e.sh.
