@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.StateBackendType;
 
 import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
 import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.job.io.kafka.ResumableBoundedKafkaSource;
 import io.impressiondedup.operators.dedup.DedupOperator;
@@ -104,11 +105,11 @@ public final class DedupJob {
      * JobExecutionResult#isJobExecutionResult()} false). {@code flinkConfiguration} is Flink's
      * configuration as {@code main} sees it: a job started without a savepoint or checkpoint to
      * restore (no {@code execution.state-recovery.path}) warns if it finds open transactions under its
-     * transactional-id prefix ({@link KafkaChecks#openTransactionsUnderPrefix}).
+     * transactional-id prefix ({@link OpenTransactionsUnderPrefix#lookUp}).
      */
     public static JobExecutionResult runJob(DedupJobConfig config, ReadableConfig flinkConfiguration) throws Exception {
         KafkaChecks.checkBrokers(config);
-        KafkaChecks.openTransactionsUnderPrefix(config, flinkConfiguration).logTo(LOG);
+        OpenTransactionsUnderPrefix.lookUp(config, flinkConfiguration).logTo(LOG);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         config.parallelism().ifPresent(env::setParallelism);
         defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config));

@@ -1,9 +1,10 @@
 package io.impressiondedup.job;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.OptionValues;
+import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.plan.CapacityReport;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -13,7 +14,7 @@ import org.apache.flink.configuration.Configuration;
 /**
  * The {@code plan} command: prints the {@link CapacityReport} of a planned deployment, from the same
  * options the job takes ({@link DedupJobOptions#PLAN}: {@code --capacity}, {@code --fpp}, ...), turned
- * into a plan by the same function the job uses ({@link DedupJobConfig#plan}), so the report is the
+ * into a plan by the same function the job uses ({@link PlanOptions#plan}), so the report is the
  * plan the job will run.
  */
 public final class PlanCommand {
@@ -35,9 +36,9 @@ public final class PlanCommand {
                 return 0;
             }
             Configuration options = options(args);
-            DedupPlan plan = DedupJobConfig.plan(options);
+            DedupPlan plan = PlanOptions.plan(options);
             out.print(new CapacityReport(plan).render());
-            out.print(pageCache(plan, DedupJobConfig.pageCacheBytes(options)));
+            out.print(pageCache(plan, PlanOptions.pageCacheBytes(options)));
             return 0;
         } catch (InvalidOptionException e) {
             err.println("plan: " + e.getMessage());
@@ -47,7 +48,7 @@ public final class PlanCommand {
 
     /** The plan of the arguments, as the job would build it from the same arguments. */
     static DedupPlan plan(String... args) {
-        return DedupJobConfig.plan(options(args));
+        return PlanOptions.plan(options(args));
     }
 
     /** The page-group cache's line: its budget, the groups it holds and the impressions their pages cover per bucket. */
@@ -67,7 +68,7 @@ public final class PlanCommand {
 
     private static Configuration options(String... args) {
         Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, DedupJobOptions.PLAN, false));
-        DedupJobConfig.check(options, DedupJobOptions.PLAN);
+        OptionValues.check(options, DedupJobOptions.PLAN);
         if (!options.contains(DedupJobOptions.CAPACITY)) {
             throw new InvalidOptionException("Missing required option --" + DedupJobOptions.CAPACITY.key() + ": "
                     + DedupJobOptions.descriptionOf(DedupJobOptions.CAPACITY) + " Run with --help for the list.");

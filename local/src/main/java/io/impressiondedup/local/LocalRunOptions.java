@@ -1,9 +1,9 @@
 package io.impressiondedup.local;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.OptionValues;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -60,7 +60,7 @@ final class LocalRunOptions {
     /** The options of {@code args}, typed and checked; fails naming the option. */
     static Configuration parse(String... args) {
         Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, ALL, false));
-        DedupJobConfig.check(options, ALL);
+        OptionValues.check(options, ALL);
         require(options.get(COUNT) >= 1000, COUNT, "at least 1000 records");
         require(options.get(DUPLICATE_SHARE) >= 0 && options.get(DUPLICATE_SHARE) <= 0.8, DUPLICATE_SHARE, "a share in [0, 0.8]");
         require(parallelism(options) <= 16, DedupJobOptions.PARALLELISM, "an integer in [1, 16]");

@@ -100,7 +100,7 @@ class KafkaAclsTest {
         }
 
         assertThatCode(() -> KafkaChecks.checkBrokers(config)).doesNotThrowAnyException();
-        assertThat(KafkaChecks.openTransactionsUnderPrefix(config, new Configuration()).outcome())
+        assertThat(OpenTransactionsUnderPrefix.lookUp(config, new Configuration()).outcome())
                 .isEqualTo(OpenTransactionsUnderPrefix.Outcome.NONE_FOUND);
         EndToEndTest.runBounded(config, DedupJob.kafkaSource(config));
 
@@ -123,7 +123,7 @@ class KafkaAclsTest {
                         + "Write on TransactionalId prefix '" + config.transactionalIdPrefix() + "' (--transactional-id-prefix). Grant them")
                 .hasMessageNotContaining("Topic 'acl-missing-in'")
                 .hasNoCause();
-        assertThat(KafkaChecks.openTransactionsUnderPrefix(config, new Configuration()).message())
+        assertThat(OpenTransactionsUnderPrefix.lookUp(config, new Configuration()).message())
                 .contains("the job's principal may not Describe TransactionalId prefix '" + config.transactionalIdPrefix() + "'")
                 .endsWith("starting anyway.");
     }

@@ -3,9 +3,8 @@ package io.impressiondedup.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.job.io.checks.KafkaChecks;
-import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
 import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix.Outcome;
+import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -43,7 +42,7 @@ class OpenTransactionsCheckTest {
 
         try (KafkaProducer<byte[], byte[]> otherRun = openTransaction(otherRunsId, topics[1]);
                 CapturedLog log = CapturedLog.of(OpenTransactionsCheckTest.class)) {
-            OpenTransactionsUnderPrefix result = KafkaChecks.openTransactionsUnderPrefix(config, new Configuration());
+            OpenTransactionsUnderPrefix result = OpenTransactionsUnderPrefix.lookUp(config, new Configuration());
             result.logTo(LoggerFactory.getLogger(OpenTransactionsCheckTest.class));
 
             assertThat(result.outcome()).isEqualTo(Outcome.FOUND);
@@ -58,10 +57,10 @@ class OpenTransactionsCheckTest {
 
     /** The check's outcome once the brokers have completed the aborts (PREPARE_ABORT counts as open; it lasts milliseconds). */
     static Outcome outcomeOnceAbortsComplete(DedupJobConfig config) throws InterruptedException {
-        OpenTransactionsUnderPrefix result = KafkaChecks.openTransactionsUnderPrefix(config, new Configuration());
+        OpenTransactionsUnderPrefix result = OpenTransactionsUnderPrefix.lookUp(config, new Configuration());
         for (int attempt = 0; attempt < 50 && result.outcome() == Outcome.FOUND; attempt++) {
             Thread.sleep(100);
-            result = KafkaChecks.openTransactionsUnderPrefix(config, new Configuration());
+            result = OpenTransactionsUnderPrefix.lookUp(config, new Configuration());
         }
         return result.outcome();
     }
@@ -76,9 +75,9 @@ class OpenTransactionsCheckTest {
 
         try (KafkaProducer<byte[], byte[]> otherJobs = openTransaction(otherJob.transactionalIdPrefix() + "-output-0-1", topics[2]);
                 KafkaProducer<byte[], byte[]> ours = openTransaction(config.transactionalIdPrefix() + "-dlq-0-1", topics[2])) {
-            assertThat(KafkaChecks.openTransactionsUnderPrefix(otherJob, new Configuration()).transactionalIds())
+            assertThat(OpenTransactionsUnderPrefix.lookUp(otherJob, new Configuration()).transactionalIds())
                     .containsExactly(otherJob.transactionalIdPrefix() + "-output-0-1");
-            assertThat(KafkaChecks.openTransactionsUnderPrefix(config, restoring).outcome()).isEqualTo(Outcome.SKIPPED_RESTORING);
+            assertThat(OpenTransactionsUnderPrefix.lookUp(config, restoring).outcome()).isEqualTo(Outcome.SKIPPED_RESTORING);
             ours.abortTransaction();
             assertThat(outcomeOnceAbortsComplete(config)).isEqualTo(Outcome.NONE_FOUND);
             otherJobs.abortTransaction();

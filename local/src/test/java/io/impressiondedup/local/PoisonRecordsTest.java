@@ -6,7 +6,7 @@ import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
-import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.TopicReader;
 import java.nio.charset.StandardCharsets;
@@ -85,7 +85,7 @@ class PoisonRecordsTest {
                 "--dlq-topic", dlq, "--bounded", "--starting-offsets", "earliest", "--capacity", "10000", "--state-backend", "hashmap",
                 "--parallelism", "2", "--checkpoint-interval", "1s", "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(),
                 "--transactional-id-prefix", "poison");
-        assertThat(KafkaChecks.deadLetterTopicMaxMessageBytes(config)).isEqualTo(DLQ_MAX_MESSAGE_BYTES);
+        assertThat(TopicMaxMessageBytes.ofDeadLetterTopic(config)).isEqualTo(DLQ_MAX_MESSAGE_BYTES);
         Configuration flink = DedupJob.flinkConfiguration(config);
         // No restart at all: a failure, be it a corrupt record or a dead letter the topic refuses, fails the job and the test.
         flink.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -130,7 +130,7 @@ class PoisonRecordsTest {
     void aDeadLetterTopicWhoseLimitCannotBeReadIsSizedForOneMebibyte() throws Exception {
         DedupJobConfig config = DedupJobConfig.parse("--bootstrap-servers", SharedKafka.broker().bootstrapServers(), "--input-topic", "in",
                 "--output-topic", "out", "--dlq-topic", "no-such-dead-letter-topic", "--capacity", "1000");
-        assertThat(KafkaChecks.deadLetterTopicMaxMessageBytes(config)).isEqualTo(KafkaChecks.DEFAULT_TOPIC_MAX_MESSAGE_BYTES).isEqualTo(1 << 20);
+        assertThat(TopicMaxMessageBytes.ofDeadLetterTopic(config)).isEqualTo(TopicMaxMessageBytes.DEFAULT_TOPIC_MAX_MESSAGE_BYTES).isEqualTo(1 << 20);
     }
 
     private static String impression(String requestId, long eventTime) {

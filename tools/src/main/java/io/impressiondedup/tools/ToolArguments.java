@@ -1,8 +1,8 @@
 package io.impressiondedup.tools;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.OptionValues;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,7 +26,7 @@ public record ToolArguments(Configuration options, Map<String, String> kafkaProp
             }
         });
         Configuration options = Configuration.fromMap(values);
-        DedupJobConfig.check(options, accepted);
+        OptionValues.check(options, accepted);
         return new ToolArguments(options, kafka);
     }
 }

@@ -14,7 +14,7 @@ import java.util.HexFormat;
  * second starts from the first one's committed offsets). What tells two jobs apart is the data they
  * move: the input and the output topic. Two jobs moving the same input to the same output are one
  * job run twice, and keeping one identity for them is what lets the start-up check ({@code
- * KafkaChecks.openTransactionsUnderPrefix}) see the other one. The dead-letter and duplicates topics
+ * OpenTransactionsUnderPrefix.lookUp}) see the other one. The dead-letter and duplicates topics
  * are left out on purpose: they are what an upgrade is likely to change (adding the audit topic),
  * and an identity that changes across a restore leaves the previous run's open transaction under
  * the old prefix, which nobody aborts: read_committed consumers of the output stall behind it until

@@ -148,7 +148,7 @@ public final class OptionSources {
         for (ConfigOption<?> option : options) {
             sb.append("  --").append(option.key());
             if (option.hasDefaultValue()) {
-                sb.append("  (default: ").append(DedupJobConfig.format(option.defaultValue())).append(')');
+                sb.append("  (default: ").append(OptionValues.format(option.defaultValue())).append(')');
             } else if (DedupJobOptions.REQUIRED.contains(option)) {
                 sb.append("  (required)");
             }

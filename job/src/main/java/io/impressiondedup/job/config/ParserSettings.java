@@ -56,7 +56,7 @@ public final class ParserSettings implements Serializable {
 
     /**
      * A configured key ({@code --dedup-key}): the identity is {@code keyFields}, each a non-empty string or an integer.
-     * The paths must not overlap one another nor the timestamp's ({@code DedupJobConfig} checks that, naming the options).
+     * The paths must not overlap one another nor the timestamp's ({@link ParserOptions} checks that, naming the options).
      */
     public ParserSettings(List<FieldPath> keyFields, FieldPath timestampField, int maxRecordBytes, Duration maxFutureSkew,
             Instant minEventTime) {

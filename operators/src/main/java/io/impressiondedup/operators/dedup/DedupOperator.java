@@ -1,7 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.DeadLetter;
-import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.operators.stats.RecordOutcome;
@@ -15,8 +14,6 @@ import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
-import java.util.HashSet;
-import java.util.Set;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -103,7 +100,8 @@ import org.slf4j.LoggerFactory;
  * further insert (the {@code estimated-fpp} gauge shows it), while every other shard keeps its FPP and
  * the job's memory stays bounded. Without the cap one request id with millions of ad ids (all its ads
  * share a shard) grows one filter to 16 layers, 65,535x its plan. Each capped insert is counted
- * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning.
+ * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning
+ * ({@link FilterGrowthWarnings}).
  *
  * <p><b>Time options</b> (bucket size, zone, retention, allowed lateness) are kept in operator state with the
  * event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), and checked on
@@ -181,9 +179,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient ShardKeys shardKeys;
     /** Per shard (index = shard number, not Flink key): the bucket directory, cached on the heap. */
     private transient BucketDirectoryCache directories;
-    private transient Set<Long> bucketsWarnedAbout;
-    /** (shard, bucket) pairs whose capped growth was logged; forgotten with the bucket. */
-    private transient Set<ShardBucket> capsWarnedAbout;
+    /** Counts and warns when a filter outgrows its plan: rare, off the per-record path of a filter within it. */
+    private transient FilterGrowthWarnings growthWarnings;
     private transient DedupMetrics metrics;
 
     /** Where a copy of the current record is, and its insertion: shared with the state tools' bootstrap. */
@@ -205,14 +202,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         shardCountState = context.getOperatorStateStore()
                 .getUnionListState(DedupStateLayout.shardCount());
         if (context.isRestored()) {
-            for (Integer restored : shardCountState.get()) {
-                if (restored != plan.shards()) {
-                    throw new IllegalStateException("The dedup state was written with " + restored
-                            + " shards, but this job runs with " + plan.shards()
-                            + ". Requests would be looked up in the wrong filters and duplicates would pass."
-                            + " Run with the shard count the state was written with, or start without state.");
-                }
-            }
+            ShardCountCheck.verify(shardCountState.get(), plan.shards());
         }
         shardCountState.update(java.util.List.of(plan.shards()));
 
@@ -288,8 +278,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         pages = new MapStatePageGroups(pageState, pageCache);
         LOG.info("Page-group cache: {}", pageCache == null ? "off"
                 : cachedGroups + " groups (" + settings.pageCacheBytes() + " bytes at " + PageGroupCache.bytesPerGroup(plan) + " per group)");
-        bucketsWarnedAbout = new HashSet<>();
-        capsWarnedAbout = new HashSet<>();
+        growthWarnings = new FilterGrowthWarnings(plan, buckets, metrics.filterExpansions, metrics.cappedInsertions);
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
@@ -391,7 +380,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         switch (settings.latePolicy()) {
             case DEAD_LETTER:
                 metrics.lateDeadLetters.inc();
-                output.collect(LATE, new StreamRecord<>(lateLetter(impression, watermark), element.getTimestamp()));
+                output.collect(LATE, new StreamRecord<>(LateDeadLetter.of(impression, buckets, watermark, restoredLateBefore),
+                        element.getTimestamp()));
                 break;
             case EMIT:
                 long bucket = buckets.lateInsertBucket(impression.eventTime(), watermark);
@@ -422,70 +412,16 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         }
         switch (insertion) {
             case GREW:
-                onGrowth(shard, bucket, directory.get(bucket));
+                growthWarnings.grew(shard, bucket, directory.get(bucket));
                 break;
             case OVER_FILLED:
-                onCappedInsert(shard, bucket, directory.get(bucket));
+                growthWarnings.insertedPastCap(shard, bucket, directory.get(bucket));
                 break;
             default:
                 break;
         }
         directories.markChanged(shard);
     }
-
-    /** Counts every added layer; warns once per bucket (per subtask), at the first shard that overflows. */
-    private void onGrowth(int shard, long bucket, ScalableBloomFilter filter) {
-        metrics.filterExpansions.inc();
-        if (bucketsWarnedAbout.add(bucket)) {
-            LOG.warn(
-                    "Bucket {} of shard {} reached its planned capacity of {} unique impressions; added a layer"
-                            + " for {} more at FPP {}. Traffic is over plan: the FPP stays within budget, but"
-                            + " state grows. Other shards of this bucket will follow quietly (metric filter-expansions);"
-                            + " raise the planned capacity if this is the new normal.",
-                    Instant.ofEpochMilli(buckets.startOf(bucket)),
-                    shard,
-                    filter.initialCapacity(),
-                    filter.layers().get(filter.layerCount() - 1).capacity(),
-                    filter.layers().get(filter.layerCount() - 1).fpp());
-        } else {
-            LOG.debug("Bucket {} of shard {} grew to {} layers ({} impressions)",
-                    Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.layerCount(), filter.inserted());
-        }
-    }
-
-    /** Counts an insert into a full layer that could not grow; warns once per shard and bucket. */
-    private void onCappedInsert(int shard, long bucket, ScalableBloomFilter filter) {
-        metrics.cappedInsertions.inc();
-        if (!capsWarnedAbout.add(new ShardBucket(shard, bucket))) {
-            return;
-        }
-        long nextLayer = filter.nextLayerBytes();
-        String why = nextLayer == Long.MAX_VALUE
-                ? "its filter cannot add another layer (" + filter.layerCount() + " layers, the most one filter can hold or address)"
-                : "a new layer of " + nextLayer + " bytes would take this shard's filters past the shard state cap of "
-                        + plan.shardStateCapBytes() + " bytes (--shard-state-cap " + plan.shardStateCap() + " x its planned "
-                        + plan.plannedBytesPerShard() + " bytes)";
-        LOG.warn("Bucket {} of shard {} holds {} unique impressions, {}x its planned capacity of {}, and {}. It keeps its size:"
-                        + " its newest layer over-fills, so this shard drops unique impressions at a rate above the configured FPP,"
-                        + " rising as it fills (gauge estimated-fpp); other shards are unaffected. Traffic this concentrated on one"
-                        + " shard is one request id with very many ad ids, or ids crafted to meet in one shard (see"
-                        + " --fingerprint-secret-file). Further capped inserts are counted in capped-insertions, not logged.",
-                Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.inserted(),
-                String.format(java.util.Locale.ROOT, "%.1f", filter.loadFactor()), filter.initialCapacity(), why);
-    }
-
-    private DeadLetter lateLetter(Impression impression, long watermark) {
-        String why = buckets.isLate(impression.eventTime(), watermark)
-                ? "is more than the allowed lateness (" + buckets.allowedLateness() + ") behind the watermark " + Instant.ofEpochMilli(watermark)
-                : "is before " + Instant.ofEpochMilli(restoredLateBefore) + ", which the time options the state was written under"
-                        + " set aside (TimeBuckets rule 7: they may have dropped the buckets holding its copies)";
-        return new DeadLetter(
-                impression.raw(),
-                DeadLetterReason.LATE,
-                "event time " + Instant.ofEpochMilli(impression.eventTime()) + " " + why
-                        + ", and no live bucket holds a copy of it: its copies may have been in buckets already dropped");
-    }
-
 
     /**
      * A bucket's expiry timer. Timers restored from a release that expired buckets at end + retention
@@ -530,7 +466,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         ScalableBloomFilter dropped = directories.get(shard).remove(bucket);
         if (dropped != null) {
             pages.removeBucket(shard, bucket);
-            capsWarnedAbout.remove(new ShardBucket(shard, bucket));
+            growthWarnings.forget(shard, bucket);
         }
         directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone
         return dropped != null;
@@ -588,7 +524,4 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), share());
         super.finish();
     }
-
-    /** A bucket of a shard, as a key of {@link #capsWarnedAbout}. */
-    private record ShardBucket(int shard, long bucket) {}
 }

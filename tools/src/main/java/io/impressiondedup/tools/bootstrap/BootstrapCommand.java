@@ -2,9 +2,11 @@ package io.impressiondedup.tools.bootstrap;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
-import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.FingerprintSecretOption;
 import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.config.ParserOptions;
 import io.impressiondedup.job.config.ParserSettings;
+import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
@@ -235,12 +237,12 @@ public final class BootstrapCommand {
                 throw new InvalidOptionException("Invalid value '" + parallelism + "' for --" + ToolOptions.PARALLELISM.key()
                         + ": expected a positive parallelism");
             }
-            plan = DedupJobConfig.plan(options);
+            plan = PlanOptions.plan(options);
             maxParallelism = options.get(MAX_PARALLELISM);
             stateBackend = options.get(STATE_BACKEND);
-            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecretFile).orElse(null);
+            secret = options.getOptional(FINGERPRINT_SECRET_FILE).map(FingerprintSecretOption::readSecretFile).orElse(null);
             fingerprintCheck = secret == null ? FingerprintSecret.NO_SECRET : secret.checkValue();
-            dedupKey = topic == null ? null : DedupJobConfig.parserSettings(options, secret).keyDescription();
+            dedupKey = topic == null ? null : ParserOptions.parserSettings(options, secret).keyDescription();
             asOf = options.getOptional(BootstrapOptions.AS_OF).map(Settings::asOf).orElse(null);
         }
 
@@ -254,7 +256,7 @@ public final class BootstrapCommand {
             if (file != null) {
                 return HistorySource.ofFile(file, secret, minEventTime);
             }
-            ParserSettings parser = DedupJobConfig.parserSettings(options, secret);
+            ParserSettings parser = ParserOptions.parserSettings(options, secret);
             return HistorySource.ofTopic(topic, options.get(BOOTSTRAP_SERVERS), kafkaProperties, parser, options.get(MAX_HEADERS));
         }
 

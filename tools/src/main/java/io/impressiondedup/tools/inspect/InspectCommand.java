@@ -1,9 +1,10 @@
 package io.impressiondedup.tools.inspect;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.FingerprintSecretOption;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.state.FilterStatistics;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.RequestIdDigester;
@@ -86,7 +87,7 @@ public final class InspectCommand {
 
         static Request parse(String[] args) {
             Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, ACCEPTED, false));
-            DedupJobConfig.check(options, ACCEPTED);
+            OptionValues.check(options, ACCEPTED);
             String savepoint = options.getOptional(ToolOptions.SAVEPOINT).orElseThrow(() -> new InvalidOptionException(
                     "Missing required option --" + ToolOptions.SAVEPOINT.key() + ": " + DedupJobOptions.descriptionOf(ToolOptions.SAVEPOINT)));
             if (!savepoint.matches("[a-zA-Z][a-zA-Z0-9+.-]*:.*") && !Files.isDirectory(Path.of(savepoint))) { // a URI is Flink's to open
@@ -104,7 +105,7 @@ public final class InspectCommand {
                 throw new InvalidOptionException("--" + DedupJobOptions.BUCKET_SIZE.key() + " with --" + DedupJobOptions.ZONE.key()
                         + ": " + e.getMessage(), e);
             }
-            FingerprintSecret secret = options.getOptional(DedupJobOptions.FINGERPRINT_SECRET_FILE).map(DedupJobConfig::readSecret).orElse(null);
+            FingerprintSecret secret = options.getOptional(DedupJobOptions.FINGERPRINT_SECRET_FILE).map(FingerprintSecretOption::readSecret).orElse(null);
             return new Request(options, savepoint, buckets, secret, rows(options));
         }
 

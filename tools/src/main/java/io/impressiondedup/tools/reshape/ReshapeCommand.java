@@ -1,9 +1,9 @@
 package io.impressiondedup.tools.reshape;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import java.io.PrintStream;
 import java.util.List;
@@ -75,7 +75,7 @@ public final class ReshapeCommand {
 
     private static Configuration parse(String[] args) {
         Configuration options = Configuration.fromMap(OptionSources.fromArguments(args, OPTIONS, false));
-        DedupJobConfig.check(options, OPTIONS);
+        OptionValues.check(options, OPTIONS);
         for (ConfigOption<?> required : List.of(ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS)) {
             if (!options.contains(required)) {
                 throw new InvalidOptionException("Missing required option --" + required.key() + ". Run with --help for the list.");

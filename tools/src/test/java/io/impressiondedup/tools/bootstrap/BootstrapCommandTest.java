@@ -2,9 +2,9 @@ package io.impressiondedup.tools.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.OptionSources;
+import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
@@ -202,7 +202,7 @@ class BootstrapCommandTest {
         static DedupPlan args(String... args) {
             List<ConfigOption<?>> accepted = new ArrayList<>(DedupJobOptions.PLAN);
             accepted.add(DedupJobOptions.FINGERPRINT_SECRET_FILE);
-            return DedupJobConfig.plan(Configuration.fromMap(OptionSources.fromArguments(args, accepted, false)));
+            return PlanOptions.plan(Configuration.fromMap(OptionSources.fromArguments(args, accepted, false)));
         }
     }
 }

@@ -185,7 +185,7 @@ class ReplayCommandTest {
         consumer.updateEndOffsets(Map.of(partition, (long) topic.size()));
         consumer.schedulePollTask(() -> topic.forEach(consumer::addRecord));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = ReplayCommand.replay(ReplayCommand.Settings.parse(args), consumer, () -> producer,
+        int exit = ReplayCommand.replay(ReplaySettings.parse(args), consumer, () -> producer,
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
         assertThat(exit).isZero();
         return out.toString(StandardCharsets.UTF_8);

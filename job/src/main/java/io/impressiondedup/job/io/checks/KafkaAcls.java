@@ -70,7 +70,7 @@ public final class KafkaAcls {
         }
         acls.add(topic(config.dlqTopic(), AclOperation.DESCRIBE_CONFIGS, DedupJobOptions.DLQ_TOPIC.key(), true,
                 "max.message.bytes is read at submission to size dead letters; without it they are sized for "
-                        + KafkaChecks.DEFAULT_TOPIC_MAX_MESSAGE_BYTES + " bytes"));
+                        + TopicMaxMessageBytes.DEFAULT_TOPIC_MAX_MESSAGE_BYTES + " bytes"));
         if (exactlyOnce) {
             acls.add(new Acl(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE_CONFIGS, null, true,
                     "the brokers' transaction.max.timeout.ms is read at submission to check --"
@@ -99,6 +99,17 @@ public final class KafkaAcls {
             }
         }
         return on;
+    }
+
+    /** The optional ACLs of {@code required} on one resource (every one on the transactional-id prefix), named, comma-separated. */
+    static String describeOptional(List<Acl> required, ResourceType type, String name) {
+        List<String> named = new ArrayList<>();
+        for (Acl acl : required) {
+            if (acl.resourceType() == type && acl.name().equals(name) && (acl.optional() || type == ResourceType.TRANSACTIONAL_ID)) {
+                named.add(acl.describe());
+            }
+        }
+        return String.join(", ", named);
     }
 
     private static Acl topic(String topic, AclOperation operation, String option, boolean optional, String why) {

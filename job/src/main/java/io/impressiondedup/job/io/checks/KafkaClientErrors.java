@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -18,7 +19,7 @@ import org.apache.kafka.common.errors.AuthenticationException;
  * What a Kafka client's failure means in the job's own terms: the option to fix, not a stack trace
  * of Kafka's internals. For failures to create a client (a bad value, an unresolvable or malformed
  * bootstrap address, a JAAS or keystore problem) and failures to authenticate; authorization
- * failures are {@link KafkaChecks}' (they name the ACL, {@link KafkaAcls}).
+ * failures are the checks' ({@link KafkaChecks}, {@link AclProbes}: they name the ACL, {@link KafkaAcls}).
  */
 final class KafkaClientErrors {
 
@@ -48,6 +49,29 @@ final class KafkaClientErrors {
             }
         }
         return null;
+    }
+
+    /** Throws the message of {@link #authenticationOrNull}, if {@code failure} is the brokers rejecting the credentials. */
+    static void throwIfAuthentication(Exception failure, DedupJobConfig config) {
+        InvalidOptionException rejected = authenticationOrNull(failure, config);
+        if (rejected != null) {
+            throw rejected;
+        }
+    }
+
+    /** Whether {@code failure} is, or is caused by, a {@code type} (an authorization failure of some resource). */
+    static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What an admin call's future failed with: the cause of an {@link ExecutionException}, else {@code failure} itself. */
+    static Throwable rootCause(Throwable failure) {
+        return failure instanceof ExecutionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     /** The messages of {@code failure} and its causes, without repeats, secrets redacted. */

@@ -1,12 +1,30 @@
 package io.impressiondedup.job.io.checks;
 
+import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.io.kafka.KafkaConnectors;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 
 /**
  * What the start-up check found of open Kafka transactions under the job's transactional ids
- * ({@link KafkaChecks#openTransactionsUnderPrefix}), and the one line the job logs about it: a
+ * ({@link #lookUp}), and the one line the job logs about it: a
  * warning if a job starting without state found some (another job with the same prefix, or an
  * earlier run that left them open: the new job's sinks abort or fence them, and their records are
  * lost), information otherwise. Never a failure: the job starts either way.
@@ -37,6 +55,70 @@ public final class OpenTransactionsUnderPrefix {
         this.prefix = prefix;
         this.transactionalIds = List.copyOf(transactionalIds);
         this.detail = detail;
+    }
+
+    /**
+     * Open transactions under the job's transactional ids, looked for when the job starts without
+     * state (no {@code execution.state-recovery.path} in Flink's configuration: neither {@code flink
+     * run -s} nor the REST run request's {@code savepointPath} was given). Another job with the same
+     * prefix, or an earlier run, left them open; this job's sinks will abort or fence them. Never
+     * fails: the result says what was found, or why the check could not run, and the job logs it
+     * ({@link #logTo}).
+     */
+    public static OpenTransactionsUnderPrefix lookUp(DedupJobConfig config, ReadableConfig flinkConfiguration) {
+        String prefix = config.transactionalIdPrefix();
+        if (config.delivery() != DeliveryGuarantee.EXACTLY_ONCE) {
+            return notRun(prefix, "--" + DedupJobOptions.DELIVERY.key() + " " + config.delivery() + " uses no transactions");
+        }
+        Optional<String> restorePath = flinkConfiguration.getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
+        if (restorePath.isPresent()) {
+            return skippedRestoring(prefix, restorePath.get());
+        }
+        try (Admin admin = CheckAdmin.open(config)) {
+            return lookUp(admin, config);
+        } catch (RuntimeException e) {
+            return notRun(prefix, e.getMessage());
+        }
+    }
+
+    /** The open transactions whose ids are those of the job's sinks ({@code <prefix>-output-...}, {@code -dlq-}, {@code -duplicates-}, {@code -stats-}). */
+    static OpenTransactionsUnderPrefix lookUp(Admin admin, DedupJobConfig config) {
+        String prefix = config.transactionalIdPrefix();
+        List<String> sinkPrefixes = List.of(prefix + KafkaConnectors.OUTPUT_ID_SUFFIX + "-", prefix + KafkaConnectors.DEAD_LETTER_ID_SUFFIX
+                + "-", prefix + KafkaConnectors.DUPLICATES_ID_SUFFIX + "-", prefix + KafkaConnectors.STATS_ID_SUFFIX + "-");
+        // The brokers list only the transactions the principal may describe, silently: make sure it may describe ours.
+        String probe = sinkPrefixes.get(0) + "0-0";
+        try {
+            admin.describeTransactions(List.of(probe)).all().get(CheckAdmin.TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TransactionalIdAuthorizationException) {
+                return notRun(prefix, "the job's principal may not Describe TransactionalId prefix '" + prefix + "': it lacks "
+                        + KafkaAcls.describeOptional(KafkaAcls.required(config), ResourceType.TRANSACTIONAL_ID, prefix));
+            }
+            if (!(e.getCause() instanceof TransactionalIdNotFoundException)) {
+                return notRun(prefix, "describing " + probe + ": " + e.getCause());
+            }
+        } catch (Exception e) {
+            return notRun(prefix, e.toString());
+        }
+        Collection<TransactionListing> open;
+        try {
+            open = admin.listTransactions(new ListTransactionsOptions()
+                            .filterStates(List.of(TransactionState.ONGOING, TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT)))
+                    .all().get(CheckAdmin.TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return notRun(prefix, "listing transactions: " + e.getCause());
+        } catch (Exception e) {
+            return notRun(prefix, "listing transactions: " + e);
+        }
+        List<String> ours = new ArrayList<>();
+        for (TransactionListing transaction : open) {
+            if (sinkPrefixes.stream().anyMatch(transaction.transactionalId()::startsWith)) {
+                ours.add(transaction.transactionalId());
+            }
+        }
+        Collections.sort(ours);
+        return found(prefix, ours);
     }
 
     static OpenTransactionsUnderPrefix found(String prefix, List<String> transactionalIds) {

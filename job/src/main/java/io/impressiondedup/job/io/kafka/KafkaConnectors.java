@@ -16,7 +16,7 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
 
 /**
@@ -75,10 +75,10 @@ public final class KafkaConnectors {
 
     /**
      * The dead-letter sink, its records sized to fit the topic: reads the topic's {@code
-     * max.message.bytes} from the brokers now ({@link KafkaChecks#deadLetterTopicMaxMessageBytes}).
+     * max.message.bytes} from the brokers now ({@link TopicMaxMessageBytes#ofDeadLetterTopic}).
      */
     public static KafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config) {
-        return deadLetterSink(config, KafkaChecks.deadLetterTopicMaxMessageBytes(config));
+        return deadLetterSink(config, TopicMaxMessageBytes.ofDeadLetterTopic(config));
     }
 
     /** The dead-letter sink for a topic that takes records of up to {@code topicMaxMessageBytes}. */

@@ -61,7 +61,7 @@ class KafkaClientErrorsTest {
 
     @Test
     void theOpenTransactionsCheckNeverFailsTheJob() {
-        OpenTransactionsUnderPrefix result = KafkaChecks.openTransactionsUnderPrefix(
+        OpenTransactionsUnderPrefix result = OpenTransactionsUnderPrefix.lookUp(
                 config("localhost:9092", "--kafka.security.protocol", "SASL_TLS"), new Configuration());
 
         assertThat(result.outcome()).isEqualTo(OpenTransactionsUnderPrefix.Outcome.NOT_RUN);
@@ -75,7 +75,7 @@ class KafkaClientErrorsTest {
         restoring.set(StateRecoveryOptions.SAVEPOINT_PATH, "file:///savepoints/savepoint-1");
 
         // An unreachable bootstrap address: the check must not contact the brokers at all.
-        OpenTransactionsUnderPrefix result = KafkaChecks.openTransactionsUnderPrefix(config("127.0.0.1:1"), restoring);
+        OpenTransactionsUnderPrefix result = OpenTransactionsUnderPrefix.lookUp(config("127.0.0.1:1"), restoring);
 
         assertThat(result.outcome()).isEqualTo(OpenTransactionsUnderPrefix.Outcome.SKIPPED_RESTORING);
         assertThat(result.message()).startsWith("Restoring from file:///savepoints/savepoint-1: not looking");

@@ -1,0 +1,53 @@
+package io.impressiondedup.job.config;
+
+import static io.impressiondedup.job.config.DedupJobOptions.*;
+
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.time.TimeBuckets;
+import java.time.ZoneId;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * Turns the {@link DedupJobOptions#PLAN} options into the state's {@link DedupPlan}, and the page-group cache's size:
+ * the one place that does, for the job, the {@code plan} command and {@code bootstrap} alike, so that what {@code plan}
+ * prints is what the job builds.
+ */
+public final class PlanOptions {
+
+    private PlanOptions() {}
+
+    /**
+     * The Bloom filter plan of {@code options} (the {@link DedupJobOptions#PLAN} options, and whether {@code
+     * --fingerprint-secret-file} is given: new filters then hash ad ids keyed). Fails naming the capacity and shards
+     * when they cannot be planned.
+     */
+    public static DedupPlan plan(ReadableConfig options) {
+        int shards = options.getOptional(SHARDS).orElse(options.get(MAX_PARALLELISM));
+        TimeBuckets buckets = new TimeBuckets(options.get(BUCKET_SIZE), options.get(RETENTION), options.get(ALLOWED_LATENESS),
+                ZoneId.of(options.get(ZONE)));
+        try {
+            return DedupPlan.builder()
+                    .capacityPerBucket(options.get(CAPACITY))
+                    .fpp(options.get(FPP))
+                    .shards(shards)
+                    .timeBuckets(buckets)
+                    // With a secret, new filters hash ad ids with its key: unkeyed, crafted ad ids collide under every request.
+                    .fingerprintScheme(FingerprintScheme.withKeyBits(options.get(KEY_BITS))
+                            .withAdIdsKeyed(options.getOptional(FINGERPRINT_SECRET_FILE).isPresent()))
+                    .pageBytes(options.getOptional(PAGE_BYTES).orElse(options.get(STATE_BACKEND).defaultPageBytes()))
+                    .shardStateCap(options.get(SHARD_STATE_CAP))
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidOptionException("--" + CAPACITY.key() + " " + options.get(CAPACITY) + " with --" + SHARDS.key() + " " + shards
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The page-group cache's heap per subtask: {@code --page-cache-bytes}, else the state backend's default. */
+    public static long pageCacheBytes(ReadableConfig options) {
+        return options.getOptional(PAGE_CACHE_BYTES).map(MemorySize::getBytes)
+                .orElse(options.get(STATE_BACKEND).defaultPageCacheBytes());
+    }
+}
