@@ -63,11 +63,9 @@ final class MalformedRecords {
                 json = payload.before() + ABSURD_TIMESTAMPS[random.nextInt(ABSURD_TIMESTAMPS.length)] + payload.after();
                 break;
             case 5:
-                return malformed(seq, reason, "", "", keyOf(requestId), new byte[0], false);
+                return empty(seq, reason, requestId);
             case 6:
-                byte[] garbage = new byte[50 + random.nextInt(250)];
-                random.nextBytes(garbage);
-                return malformed(seq, reason, "", "", null, garbage, false);
+                return malformed(seq, reason, "", "", null, garbage(), false);
             case 7:
                 json = payload.json(clock).replace("\"currency\"", "\"padding\":\"" + oversizedPadding() + "\",\"currency\"");
                 reason = "oversized";
@@ -83,6 +81,18 @@ final class MalformedRecords {
                 return malformed(seq, reason, "", "", keyOf(requestId), null, false);
         }
         return malformed(seq, reason, requestId, adId, keyOf(requestId), json.getBytes(StandardCharsets.UTF_8), jsonObject);
+    }
+
+    /** An empty value under the request's key. */
+    private GeneratedRecord empty(long seq, String reason, String requestId) {
+        return malformed(seq, reason, "", "", keyOf(requestId), new byte[0], false);
+    }
+
+    /** 50 to 299 random bytes. */
+    private byte[] garbage() {
+        byte[] garbage = new byte[50 + random.nextInt(250)];
+        random.nextBytes(garbage);
+        return garbage;
     }
 
     /**
@@ -114,10 +124,9 @@ final class MalformedRecords {
                 value = chosen.equals("-5") ? payload.bytes(-5L) : payload.bytes(chosen);
                 break;
             case 5:
-                return malformed(seq, reason, "", "", keyOf(requestId), new byte[0], false);
+                return empty(seq, reason, requestId);
             case 6:
-                byte[] garbage = new byte[50 + random.nextInt(250)];
-                random.nextBytes(garbage);
+                byte[] garbage = garbage();
                 garbage[0] = 1;
                 return malformed(seq, reason, "", "", null, garbage, false);
             case 7:
