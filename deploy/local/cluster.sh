@@ -148,10 +148,10 @@ stop_all() {
   for file in "$PIDS"/taskmanager-*.pid; do [[ -e $file ]] && stop_pid "$(basename "$file" .pid)"; done
   stop_pid jobmanager
   stop_pid kafka
-  # Anything of this cluster still alive (a pid file lost to a failed run): TERM, then KILL.
+  # Anything of this cluster still alive (a pid file lost to a failed run): TERM, up to 30 s to exit, then KILL.
   if pgrep -f -- "$MARKER" > /dev/null; then
     pkill -TERM -f -- "$MARKER" || true
-    sleep 5
+    for _ in $(seq 1 60); do pgrep -f -- "$MARKER" > /dev/null || break; sleep 0.5; done
     pkill -KILL -f -- "$MARKER" || true
   fi
   pgrep -f -- "$MARKER" > /dev/null && die "processes of $RUN_DIR survived: $(pgrep -f -- "$MARKER" | tr '\n' ' ')"

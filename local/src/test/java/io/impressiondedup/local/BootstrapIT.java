@@ -48,7 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * of (a), as after lost checkpoints: a new job started from its bootstrap must drop copies of what (a) emitted.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(StateToolsCluster.class)
+@ExtendWith(SharedCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BootstrapIT {
 
@@ -68,7 +68,7 @@ class BootstrapIT {
 
     @BeforeAll
     void startCluster() throws Exception {
-        cluster = StateToolsCluster.cluster();
+        cluster = SharedCluster.cluster();
         runDir = cluster.runDir();
         bootstrap = cluster.bootstrapServers();
     }

@@ -72,14 +72,14 @@ class BoundedResumeIT {
             }
             producer.flush(); // in the log, so within the end offsets the first run finds; not readable until committed
 
-            JobClient first = start(EndToEndTest.config(topics, dir, "hashmap", 2), null);
+            JobClient first = start(EndToEndIT.config(topics, dir, "hashmap", 2), null);
             awaitOutput(topics[1], FIRST_PART, "the first run's output of the committed first part");
             assertThat(first.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
             String savepoint = first.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                     .get(2, TimeUnit.MINUTES);
             producer.commitTransaction();
 
-            JobClient resumed = start(EndToEndTest.config(topics, dir, "hashmap", 3), savepoint);
+            JobClient resumed = start(EndToEndIT.config(topics, dir, "hashmap", 3), savepoint);
             try {
                 resumed.getJobExecutionResult().get(RESUMED_RUN_DEADLINE.toSeconds(), TimeUnit.SECONDS);
             } catch (TimeoutException e) {

@@ -64,8 +64,8 @@ class CheckpointsWithFinishedSourceSubtasksIT {
         String[] topics = SharedKafka.topics("finished-sources", 4);
         String statsTopic = topics[1] + "-stats";
         SharedKafka.broker().createTopics(Map.of(statsTopic, 1));
-        EndToEndTest.generate(topics[0], dir, RECORDS, 31);
-        DedupJobConfig config = EndToEndTest.config(topics, dir, "hashmap", 6, "--stats-topic", statsTopic);
+        EndToEndIT.generate(topics[0], dir, RECORDS, 31);
+        DedupJobConfig config = EndToEndIT.config(topics, dir, "hashmap", 6, "--stats-topic", statsTopic);
         ImpressionSource kafka = DedupJob.kafkaSource(config);
         ImpressionSource gated = env -> kafka.create(env).map(new SlowUntilACheckpointCompletes()).returns(ParsedRecord.TYPE_INFO);
 

@@ -35,19 +35,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.flink.util.FileUtils;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The job on a real Flink standalone cluster, driven by the scripts users run ({@code
  * deploy/local/cluster.sh}, {@code deploy/local/job.sh}): separate JobManager and TaskManager JVMs,
- * a Kafka broker of its own, the shaded {@code dedup-job.jar} submitted through the REST API.
+ * a Kafka broker, the shaded {@code dedup-job.jar} submitted through the REST API. The cluster is the one the state
+ * tools' ITs share ({@link SharedCluster}), which also checks that stopping it leaves no process behind, even with the
+ * pid files gone as after a failed run.
  *
  * <p>Submit at parallelism 2 and process a first third of the stream; stop with a savepoint; add
  * the second third (with copies of impressions from the first); resume from the savepoint at
@@ -60,12 +61,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>On the same cluster, first: a bounded run submitted the way clusters are driven, detached
  * through {@code POST /jars/:id/run}, must be accepted, run once and finish with a balanced account
  * in the REST API.
- *
- * <p>Stopping the cluster after both must leave no process behind, even with pid files gone as after
- * a failed run.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(SharedCluster.class)
 class ClusterIT {
 
     static final double FPP = 0.001;
@@ -79,17 +78,10 @@ class ClusterIT {
     private String bootstrap;
 
     @BeforeAll
-    void startCluster() throws Exception {
-        cluster = StandaloneCluster.start("cluster-it", 2);
+    void useTheSharedCluster() {
+        cluster = SharedCluster.cluster();
         runDir = cluster.runDir();
         bootstrap = cluster.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        // As after a failed run: the pid files are gone; stop must still find and end every process.
-        FileUtils.deleteDirectory(runDir.resolve("pids").toFile());
-        cluster.close();
     }
 
     /**
@@ -127,6 +119,7 @@ class ClusterIT {
         // give it): the consumer group must be the one it names.
         String groupId = "cluster-it-group-from-flink-configuration";
 
+        Map<Path, Long> logsBefore = taskManagerLogSizes();
         HttpResponse<String> run = cluster.rest("POST", "/jars/" + cluster.uploadJar() + "/run", json.writeValueAsString(
                 Map.of("entryClass", DedupJob.class.getName(), "programArgsList", List.of(jobArgs), "parallelism", 2,
                         "flinkConfiguration", Map.of("dedup.group-id", groupId))));
@@ -175,8 +168,8 @@ class ClusterIT {
                 .contains("group-id = " + groupId);
         // The Kafka source took the group from there (its enumerator names the group it consumes as).
         assertThat(jobManagerLog).contains("KafkaSourceEnumerator for consumer group " + groupId);
-        // This test runs first on the cluster, so every account line in the TaskManager logs is this job's.
-        long[] lastShares = lastLoggedShares();
+        // No other job runs on the shared cluster meanwhile, so every account line logged since the submission is this job's.
+        long[] lastShares = lastLoggedShares(logsBefore);
         assertThat(lastShares).as("sums of the subtasks' last logged shares: input, unique, duplicates, late")
                 .containsExactly(input, unique, duplicates, late);
         assertNoSecretInTheLogs();
@@ -433,16 +426,29 @@ class ClusterIT {
     private static final Pattern DEDUP_SHARE =
             Pattern.compile("Checkpoint (\\d+), dedup subtask (\\d+): records-in \\d+ = unique (\\d+) \\+ duplicates (\\d+) \\+ late (\\d+)");
 
+    /** The length of each TaskManager log now, so that only what a job logs afterwards is read. */
+    private Map<Path, Long> taskManagerLogSizes() throws IOException {
+        Map<Path, Long> sizes = new HashMap<>();
+        try (var logs = Files.newDirectoryStream(runDir.resolve("logs"), "taskmanager-*.log")) {
+            for (Path log : logs) {
+                sizes.put(log, Files.size(log));
+            }
+        }
+        return sizes;
+    }
+
     /**
-     * The account as the TaskManager logs have it: each parse and dedup subtask logs its share at every
-     * completed checkpoint; summed over subtasks, the share each logged at its last checkpoint:
-     * {input, unique, duplicates, late}.
+     * The account as the TaskManager logs have it since {@code before} ({@link #taskManagerLogSizes}): each parse and
+     * dedup subtask logs its share at every completed checkpoint; summed over subtasks, the share each logged at its
+     * last checkpoint: {input, unique, duplicates, late}.
      */
-    private long[] lastLoggedShares() throws IOException {
+    private long[] lastLoggedShares(Map<Path, Long> before) throws IOException {
         Map<String, long[]> last = new HashMap<>(); // "parse 0" -> {checkpoint, counts...}
         try (var logs = Files.newDirectoryStream(runDir.resolve("logs"), "taskmanager-*.log")) {
             for (Path log : logs) {
-                for (String line : Files.readAllLines(log)) {
+                byte[] bytes = Files.readAllBytes(log);
+                int from = Math.toIntExact(before.getOrDefault(log, 0L));
+                for (String line : new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8).split("\n")) {
                     Matcher parse = PARSE_SHARE.matcher(line);
                     Matcher dedup = DEDUP_SHARE.matcher(line);
                     if (parse.find()) {

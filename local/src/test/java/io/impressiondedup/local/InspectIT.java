@@ -48,7 +48,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * </ul>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(StateToolsCluster.class)
+@ExtendWith(SharedCluster.class)
 class InspectIT {
 
     static final int RECORDS = 24_000;
@@ -65,7 +65,7 @@ class InspectIT {
 
     @BeforeAll
     void startClusterAndWriteTheInput() throws Exception {
-        cluster = StateToolsCluster.cluster();
+        cluster = SharedCluster.cluster();
         bootstrap = cluster.bootstrapServers();
         KafkaTopics.create(bootstrap, Map.of(INPUT, 2, "out-rocksdb", 2, "dlq-rocksdb", 1, "out-hashmap", 2, "dlq-hashmap", 1),
                 Map.of());

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * it, see {@code DedupOperatorTest.restoringWithAnotherShardCountFailsNamingBothCounts}.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(StateToolsCluster.class)
+@ExtendWith(SharedCluster.class)
 class ReshapeIT {
 
     static final double FPP = 0.001;
@@ -48,7 +48,7 @@ class ReshapeIT {
 
     @BeforeAll
     void startCluster() throws Exception {
-        cluster = StateToolsCluster.cluster();
+        cluster = SharedCluster.cluster();
         bootstrap = cluster.bootstrapServers();
     }
 

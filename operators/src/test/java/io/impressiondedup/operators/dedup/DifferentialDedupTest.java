@@ -50,6 +50,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>The reference is keyed on the raw ids, so the {@code keyed} variant, whose impressions are digested
  * under a fingerprint secret as a source with {@code --fingerprint-secret-file} digests them, shows that a
  * secret changes no decision but through false positives.
+ *
+ * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@link DifferentialDedupIT}) runs 20 seeds of
+ * each variant on the heap and 4 on RocksDB (the {@code keyed} variant 8 and 2, the cached ones 2 on RocksDB and 1 on
+ * the heap); the quick size ({@code mvn test}) 4 and 1 (keyed 2 and 1, cached 1 and 1). The restores and the replays
+ * after a failure run whole in both. A run is the same at both sizes (the same 3,000-record stream of its seed, the
+ * same plan, so the {@code over-plan} variant is as far over its plan and adds as many layers), and its false positives
+ * are held against the bound computed from that run's own fills: the quick size only runs fewer runs.
  */
 class DifferentialDedupTest {
 
@@ -104,15 +111,17 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> runs() {
+        TestSize size = TestSize.current();
         return variants().keySet().stream().flatMap(variant -> {
             if (cached(variant)) { // the cache is for RocksDB; once on the heap for the copies it keeps there
-                return Stream.of(Arguments.of(variant, Backend.ROCKSDB, 200), Arguments.of(variant, Backend.ROCKSDB, 201),
-                        Arguments.of(variant, Backend.HASHMAP, 202));
+                return Stream.concat(
+                        IntStream.range(0, size.pick(1, 2)).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 200 + seed)),
+                        Stream.of(Arguments.of(variant, Backend.HASHMAP, 202)));
             }
             boolean keyed = variant.equals("keyed"); // the defaults again, but for the digests: fewer seeds
             return Stream.concat(
-                    IntStream.range(0, keyed ? 8 : 20).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
-                    IntStream.range(0, keyed ? 2 : 4).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed)));
+                    IntStream.range(0, keyed ? size.pick(2, 8) : size.pick(4, 20)).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
+                    IntStream.range(0, keyed ? size.pick(1, 2) : size.pick(1, 4)).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed)));
         });
     }
 

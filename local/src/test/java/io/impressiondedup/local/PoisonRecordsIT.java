@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * without its headers, the big one as oversized, truncated, with its original size and the SHA-256
  * of its full value (and its one small header kept).
  */
-class PoisonRecordsTest {
+class PoisonRecordsIT {
 
     static final int DLQ_MAX_MESSAGE_BYTES = 300_000;
     static final int TWO_MIB = 2 * 1024 * 1024;

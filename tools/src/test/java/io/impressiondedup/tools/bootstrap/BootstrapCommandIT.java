@@ -41,7 +41,7 @@ import io.impressiondedup.tools.savepoint.DedupSavepoint;
 import io.impressiondedup.tools.savepoint.HeapMapState;
 import io.impressiondedup.tools.savepoint.ShardEntry;
 
-class BootstrapCommandTest {
+class BootstrapCommandIT {
 
     private static final int SHARDS = 8;
     private static final long NEWEST = Instant.parse("2026-11-22T18:00:00Z").toEpochMilli();

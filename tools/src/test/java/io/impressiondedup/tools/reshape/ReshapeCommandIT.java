@@ -40,7 +40,7 @@ import io.impressiondedup.tools.savepoint.DedupSavepoint;
 import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
 import io.impressiondedup.tools.savepoint.ShardEntry;
 
-class ReshapeCommandTest {
+class ReshapeCommandIT {
 
     @TempDir
     Path dir;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import io.impressiondedup.tools.ToolEnvironment;
 
-class DedupSavepointRoundTripTest {
+class DedupSavepointRoundTripIT {
 
     @TempDir
     Path dir;

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * without the contract's headers is counted and reported, not replayed; a dead letter the job's source stripped
  * of its headers is skipped and listed unless {@code --allow-incomplete}.
  */
-class ReplayTest {
+class ReplayIT {
 
     private static final AtomicInteger TOPICS = new AtomicInteger();
     private static final long T1 = 1_763_900_000_000L;

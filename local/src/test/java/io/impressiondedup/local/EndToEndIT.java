@@ -53,7 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * judged by the ground-truth verifier: no duplicate passes, nothing is lost or written twice, every
  * dead letter has the right reason, and the false positives stay within {@link FalsePositiveLimit}.
  */
-class EndToEndTest {
+class EndToEndIT {
 
     static final double FPP = 0.001;
 

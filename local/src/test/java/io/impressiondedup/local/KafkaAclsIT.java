@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * submission which ones it lacks (resource type, name, operation), and wrong credentials name the
  * security options. docs/KAFKA-ACCESS.md is this list, explained.
  */
-class KafkaAclsTest {
+class KafkaAclsIT {
 
     private static final String JOB_USER = "dedup";
     private static final String JOB_PASSWORD = "dedup-secret-1";
@@ -102,7 +102,7 @@ class KafkaAclsTest {
         assertThatCode(() -> KafkaChecks.checkBrokers(config)).doesNotThrowAnyException();
         assertThat(OpenTransactionsUnderPrefix.lookUp(config, new Configuration()).outcome())
                 .isEqualTo(OpenTransactionsUnderPrefix.Outcome.NONE_FOUND);
-        EndToEndTest.runBounded(config, DedupJob.kafkaSource(config));
+        EndToEndIT.runBounded(config, DedupJob.kafkaSource(config));
 
         assertThat(ConsumedRecords.readAll(broker.bootstrapServers(), topics[1])).hasSize(200);
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link InputGate}) until a checkpoint has completed, and the job fails {@link #FAIL_AFTER} records later, with
  * each reader about 29,000 records short of its end.
  */
-class ExactlyOnceTest {
+class ExactlyOnceIT {
 
     /** Records each source reader emits before it waits for a completed checkpoint. */
     static final long HOLD_AFTER = 1_000;
@@ -63,18 +63,18 @@ class ExactlyOnceTest {
         RECORDS_AFTER_CHECKPOINT.set(0);
         FAILED.set(false);
         String[] topics = SharedKafka.topics("eos", 2);
-        GroundTruth truth = EndToEndTest.generate(topics[0], dir, 60_000, 23);
-        DedupJobConfig config = EndToEndTest.config(topics, dir, "rocksdb", 2);
-        ImpressionSource held = EndToEndTest.kafkaSourceHeldAfter(config, (record, emitted) -> emitted == HOLD_AFTER);
+        GroundTruth truth = EndToEndIT.generate(topics[0], dir, 60_000, 23);
+        DedupJobConfig config = EndToEndIT.config(topics, dir, "rocksdb", 2);
+        ImpressionSource held = EndToEndIT.kafkaSourceHeldAfter(config, (record, emitted) -> emitted == HOLD_AFTER);
         ImpressionSource failingOnce = env -> held.create(env).map(new FailOnceAfterCheckpoint()).returns(ParsedRecord.TYPE_INFO);
 
-        EndToEndTest.runBounded(config, failingOnce);
+        EndToEndIT.runBounded(config, failingOnce);
 
         System.out.printf("source readers that waited for a checkpoint: %d; records after it: %d%n", InputGate.readersThatWaited(),
                 RECORDS_AFTER_CHECKPOINT.get());
         assertThat(FAILED).as("the failure was injected").isTrue();
-        VerificationReport report = EndToEndTest.verify(truth, topics);
-        assertThat(report.exactlyOnceViolations()).as(report.toText(EndToEndTest.FPP)).isEmpty();
+        VerificationReport report = EndToEndIT.verify(truth, topics);
+        assertThat(report.exactlyOnceViolations()).as(report.toText(EndToEndIT.FPP)).isEmpty();
         assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(dir.resolve("truth.csv"), config.dedupSettings().plan()))).isEmpty();
         assertThat(report.outputRecords() + report.deadLetterRecords() + report.dropped()).isEqualTo(60_000);
     }

@@ -38,9 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * reads them by JSON Pointers with a three-field key (request, ad, slot): a copy of a tuple is dropped, the same
  * request and ad in another slot passes, and a nested record that lacks a field or has an array where the path
  * needs an object is dead-lettered naming the path (issue 18, items 1 and 2, on a real broker). The default
- * flat layout and key run end to end in {@link EndToEndTest}.
+ * flat layout and key run end to end in {@link EndToEndIT}.
  */
-class BadRecordsTest {
+class BadRecordsIT {
 
     @Test
     void badRecordsAreDeadLetteredNamingTheFieldWhileNestedRecordsAreDeduplicatedByAThreeFieldKey(@TempDir Path dir) throws Exception {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * and controller classes), no generator or verifier. In a reactor build this runs after the job
  * module has been packaged.
  */
-class ProductJarHoldsNoLocalRunOrTestMachineryTest {
+class ProductJarHoldsNoLocalRunOrTestMachineryIT {
 
     static final List<String> FORBIDDEN_PREFIXES = List.of(
             "io/impressiondedup/job/local/",
@@ -48,7 +48,7 @@ class ProductJarHoldsNoLocalRunOrTestMachineryTest {
         assertThat(entries).as("the job itself").contains("io/impressiondedup/job/DedupJob.class");
 
         assertThat(entries).as("entries of %s under %s, or classes under kafka/", jar, FORBIDDEN_PREFIXES)
-                .filteredOn(ProductJarHoldsNoLocalRunOrTestMachineryTest::forbidden)
+                .filteredOn(ProductJarHoldsNoLocalRunOrTestMachineryIT::forbidden)
                 .isEmpty();
     }
 
@@ -63,7 +63,7 @@ class ProductJarHoldsNoLocalRunOrTestMachineryTest {
             @Override
             protected Class<?> findClass(String name) throws ClassNotFoundException {
                 if (name.startsWith("org.slf4j.")) {
-                    return ProductJarHoldsNoLocalRunOrTestMachineryTest.class.getClassLoader().loadClass(name);
+                    return ProductJarHoldsNoLocalRunOrTestMachineryIT.class.getClassLoader().loadClass(name);
                 }
                 throw new ClassNotFoundException(name);
             }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * job with the same prefix, or an earlier run): a warning naming the option, never a failure. On a
  * real broker, with a transaction opened as the job's output sink would open it.
  */
-class OpenTransactionsCheckTest {
+class OpenTransactionsCheckIT {
 
     static KafkaProducer<byte[], byte[]> openTransaction(String transactionalId, String topic) throws Exception {
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
@@ -37,13 +37,13 @@ class OpenTransactionsCheckTest {
     @Test
     void aJobStartingWithoutStateWarnsOfAnotherJobsOpenTransactionUnderItsPrefix() throws Exception {
         String[] topics = SharedKafka.topics("open-txn", 1);
-        DedupJobConfig config = KafkaChecksTest.config(topics);
+        DedupJobConfig config = KafkaChecksIT.config(topics);
         String otherRunsId = config.transactionalIdPrefix() + "-output-0-7";
 
         try (KafkaProducer<byte[], byte[]> otherRun = openTransaction(otherRunsId, topics[1]);
-                CapturedLog log = CapturedLog.of(OpenTransactionsCheckTest.class)) {
+                CapturedLog log = CapturedLog.of(OpenTransactionsCheckIT.class)) {
             OpenTransactionsUnderPrefix result = OpenTransactionsUnderPrefix.lookUp(config, new Configuration());
-            result.logTo(LoggerFactory.getLogger(OpenTransactionsCheckTest.class));
+            result.logTo(LoggerFactory.getLogger(OpenTransactionsCheckIT.class));
 
             assertThat(result.outcome()).isEqualTo(Outcome.FOUND);
             assertThat(result.transactionalIds()).containsExactly(otherRunsId);
@@ -68,8 +68,8 @@ class OpenTransactionsCheckTest {
     @Test
     void anotherPrefixsTransactionsAndARestoringJobGetNoWarning() throws Exception {
         String[] topics = SharedKafka.topics("open-txn-other", 1);
-        DedupJobConfig config = KafkaChecksTest.config(topics);
-        DedupJobConfig otherJob = KafkaChecksTest.config(new String[] {topics[0], topics[2], topics[1]});
+        DedupJobConfig config = KafkaChecksIT.config(topics);
+        DedupJobConfig otherJob = KafkaChecksIT.config(new String[] {topics[0], topics[2], topics[1]});
         Configuration restoring = new Configuration();
         restoring.set(StateRecoveryOptions.SAVEPOINT_PATH, "file:///savepoints/savepoint-1");
 

@@ -9,7 +9,7 @@ import io.impressiondedup.job.io.checks.KafkaChecks;
 import org.junit.jupiter.api.Test;
 
 /** What the job checks against the brokers before it starts, on a real broker. */
-class KafkaChecksTest {
+class KafkaChecksIT {
 
     static DedupJobConfig config(String[] topics, String... extra) throws Exception {
         String[] base = {"--bootstrap-servers", SharedKafka.broker().bootstrapServers(), "--input-topic", topics[0], "--output-topic",

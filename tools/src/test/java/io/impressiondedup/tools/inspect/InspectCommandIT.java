@@ -24,7 +24,7 @@ import io.impressiondedup.tools.DedupTools;
 import io.impressiondedup.tools.savepoint.HeapDedupState;
 
 /** {@code dedup-tools inspect} on savepoints written by the tools' writer from state built as the operator builds it. */
-class InspectCommandTest {
+class InspectCommandIT {
 
     private static final Duration DAY = Duration.ofDays(1);
     /** Default buckets: 1 day, retention 2 days, allowed lateness 1 day, UTC. */

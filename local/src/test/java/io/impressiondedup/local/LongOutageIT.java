@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * transaction held are missing from the output: the restored source offsets are past them. Real
  * broker, the production topology on a MiniCluster, an 8 s transaction timeout.
  */
-class LongOutageTest {
+class LongOutageIT {
 
     static final int RECORDS = 200;
     static final Duration TRANSACTION_TIMEOUT = Duration.ofSeconds(8);
@@ -84,7 +84,7 @@ class LongOutageTest {
                 producer.send(new ProducerRecord<>(topics[0], impression.getBytes(StandardCharsets.UTF_8)));
             }
         }
-        DedupJobConfig config = EndToEndTest.config(topics, dir, "hashmap", 1, "--checkpoint-interval", "1s",
+        DedupJobConfig config = EndToEndIT.config(topics, dir, "hashmap", 1, "--checkpoint-interval", "1s",
                 "--transaction-timeout", TRANSACTION_TIMEOUT.toSeconds() + "s");
         Configuration flink = DedupJob.flinkConfiguration(config);
         flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
