@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The records are nested ({@code {"imp":{"requestId":...,"adId":...,"slot":...,"ts":...},...}}) and the job
  * reads them by JSON Pointers with a three-field key (request, ad, slot): a copy of a tuple is dropped, the same
  * request and ad in another slot passes, and a nested record that lacks a field or has an array where the path
- * needs an object is dead-lettered naming the path (issue 18, items 1 and 2, on a real broker). The default
+ * needs an object is dead-lettered naming the path (on a real broker). The default
  * flat layout and key run end to end in {@link EndToEndIT}.
  */
 class BadRecordsIT {

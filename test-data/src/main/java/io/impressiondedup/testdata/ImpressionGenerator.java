@@ -49,7 +49,7 @@ import java.util.SplittableRandom;
  * read: a replay at full speed can process any share of the stream before that, and a late record then
  * rightly passes as new (safely: nothing has expired yet to miss a copy in). So "late" here is late
  * against any watermark the stream's first impressions make; a test that expects these records
- * dead-lettered holds its input until the job's watermark exists (as {@code EndToEndTest} does). Far-future records are dated in the 23rd century or 9999, so
+ * dead-lettered holds its input until the job's watermark exists (as {@code EndToEndIT} does). Far-future records are dated in the 23rd century or 9999, so
  * they stay future whenever the data is replayed. Malformed ones cover invalid JSON, missing or
  * mistyped fields, absurd timestamps, empty and null values, binary garbage, and oversized values.
  */
