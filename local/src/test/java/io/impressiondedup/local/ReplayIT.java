@@ -66,12 +66,12 @@ class ReplayIT {
 
         DedupToolsProcess.Result dryRun = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
                 "--reason", "late", "--to-topic", other, "--dry-run").succeeded();
-        assertThat(dryRun.stdout()).contains("5 dead letters read = 2 to replay + 2 not selected + 1 skipped").contains("dlq-" + n + "-0@2");
+        assertThat(dryRun.stdout()).as("stdout; its stderr (the end offsets read to):%n%s", dryRun.stderr()).contains("5 dead letters read = 2 to replay + 2 not selected + 1 skipped").contains("dlq-" + n + "-0@2");
         assertThat(ConsumedRecords.readAll(servers, other)).isEmpty();
 
         DedupToolsProcess.Result replay = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
                 "--reason", "late").succeeded();
-        assertThat(replay.stdout()).contains("5 dead letters read = 2 replayed + 2 not selected + 1 skipped")
+        assertThat(replay.stdout()).as("stdout; its stderr (the end offsets read to):%n%s", replay.stderr()).contains("5 dead letters read = 2 replayed + 2 not selected + 1 skipped")
                 .containsPattern("late\\s+2\\s+0\\s+0").containsPattern("malformed\\s+0\\s+2\\s+0")
                 .contains("skipped, not a dead letter of the job: 1");
 
@@ -84,7 +84,7 @@ class ReplayIT {
 
         DedupToolsProcess.Result malformed = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
                 "--reason", "malformed", "--to-topic", incomplete).succeeded();
-        assertThat(malformed.stdout()).contains("5 dead letters read = 1 replayed + 2 not selected + 2 skipped")
+        assertThat(malformed.stdout()).as("stdout; its stderr (the end offsets read to):%n%s", malformed.stderr()).contains("5 dead letters read = 1 replayed + 2 not selected + 2 skipped")
                 .contains("skipped, incomplete copy: 1")
                 .contains("dlq-" + n + "-0@4 (from " + input + "-1@13): lacks its 65 headers (dedup.dropped-headers)");
         List<ConsumerRecord<byte[], byte[]>> faithfulOnly = ConsumedRecords.readAll(servers, incomplete);
@@ -93,7 +93,7 @@ class ReplayIT {
 
         DedupToolsProcess.Result anyway = DedupToolsProcess.run(workDir(), "replay", "--bootstrap-servers", servers, "--dlq-topic", dlq,
                 "--reason", "malformed", "--to-topic", incomplete, "--allow-incomplete").succeeded();
-        assertThat(anyway.stdout()).contains("5 dead letters read = 2 replayed (1 incomplete) + 2 not selected + 1 skipped");
+        assertThat(anyway.stdout()).as("stdout; its stderr (the end offsets read to):%n%s", anyway.stderr()).contains("5 dead letters read = 2 replayed (1 incomplete) + 2 not selected + 1 skipped");
         List<ConsumerRecord<byte[], byte[]>> withTheStripped = ConsumedRecords.readAll(servers, incomplete);
         assertThat(withTheStripped).hasSize(3);
         ConsumerRecord<byte[], byte[]> stripped = withTheStripped.stream()
