@@ -11,7 +11,7 @@ import io.impressiondedup.job.io.parsing.AvroImpressionParser;
 import io.impressiondedup.job.io.parsing.ImpressionParser;
 import io.impressiondedup.job.io.parsing.RecordParser;
 import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
-import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;

@@ -1,9 +1,9 @@
 package io.impressiondedup.local;
 
-import io.impressiondedup.testdata.Generation;
-import io.impressiondedup.testdata.GroundTruthWriter;
-import io.impressiondedup.testdata.ImpressionGenerator;
-import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.write.Generation;
+import io.impressiondedup.testdata.write.GroundTruthWriter;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
+import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.RecordClass;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.impressiondedup.local;
 
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.testdata.VerificationReport;
+import io.impressiondedup.testdata.verify.VerificationReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package io.impressiondedup.local;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.StateBackendType;
-import io.impressiondedup.testdata.GeneratorSettings;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;

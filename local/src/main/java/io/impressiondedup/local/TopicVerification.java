@@ -1,9 +1,9 @@
 package io.impressiondedup.local;
 
-import io.impressiondedup.testdata.GroundTruth;
-import io.impressiondedup.testdata.StatsTopicCheck;
-import io.impressiondedup.testdata.VerificationReport;
-import io.impressiondedup.testdata.Verifier;
+import io.impressiondedup.testdata.verify.GroundTruth;
+import io.impressiondedup.testdata.verify.StatsTopicCheck;
+import io.impressiondedup.testdata.verify.VerificationReport;
+import io.impressiondedup.testdata.verify.Verifier;
 import java.io.IOException;
 
 /**

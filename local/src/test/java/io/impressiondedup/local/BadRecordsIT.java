@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.verify.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

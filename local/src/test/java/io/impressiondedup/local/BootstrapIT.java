@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.impressiondedup.testdata.KafkaCatchUp;
+import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.impressiondedup.local;
 
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.verify.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

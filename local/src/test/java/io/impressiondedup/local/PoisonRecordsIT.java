@@ -8,7 +8,7 @@ import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
 import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.testdata.KafkaTopics;
-import io.impressiondedup.testdata.TopicReader;
+import io.impressiondedup.testdata.verify.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;

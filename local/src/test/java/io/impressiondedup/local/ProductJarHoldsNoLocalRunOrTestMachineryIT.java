@@ -3,10 +3,10 @@ package io.impressiondedup.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.RecordClass;
-import io.impressiondedup.testdata.ValueFormat;
+import io.impressiondedup.testdata.generate.ValueFormat;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;

@@ -2,15 +2,15 @@ package io.impressiondedup.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.GroundTruth;
-import io.impressiondedup.testdata.GroundTruthWriter;
-import io.impressiondedup.testdata.ImpressionGenerator;
-import io.impressiondedup.testdata.KafkaCatchUp;
-import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.verify.GroundTruth;
+import io.impressiondedup.testdata.write.GroundTruthWriter;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
+import io.impressiondedup.testdata.verify.KafkaCatchUp;
+import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
-import io.impressiondedup.testdata.VerificationReport;
-import io.impressiondedup.testdata.Verifier;
+import io.impressiondedup.testdata.verify.VerificationReport;
+import io.impressiondedup.testdata.verify.Verifier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

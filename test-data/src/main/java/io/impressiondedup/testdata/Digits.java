@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * one comparison, the digits from one long division per nine digits and int arithmetic, two digits at
  * a time, for the rest (a digit-by-digit loop of long divisions took a quarter of the generator's time).
  */
-final class Digits {
+public final class Digits {
 
     private static final long[] POWERS_OF_TEN = new long[19];
     private static final byte[] LONG_MIN = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
@@ -27,7 +27,7 @@ final class Digits {
     private Digits() {}
 
     /** Number of bytes {@link #write} uses for {@code value}. */
-    static int length(long value) {
+    public static int length(long value) {
         if (value == Long.MIN_VALUE) {
             return LONG_MIN.length;
         }
@@ -44,7 +44,7 @@ final class Digits {
     }
 
     /** Writes {@code value} at {@code pos}; returns the position after it. */
-    static int write(long value, byte[] out, int pos) {
+    public static int write(long value, byte[] out, int pos) {
         if (value == Long.MIN_VALUE) {
             System.arraycopy(LONG_MIN, 0, out, pos, LONG_MIN.length);
             return pos + LONG_MIN.length;

@@ -8,6 +8,14 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
+import io.impressiondedup.testdata.generate.ValueFormat;
+import io.impressiondedup.testdata.write.Generation;
+import io.impressiondedup.testdata.write.GroundTruthWriter;
+import io.impressiondedup.testdata.write.JsonlFileDestination;
+import io.impressiondedup.testdata.write.KafkaTopicDestination;
+import io.impressiondedup.testdata.write.RecordDestination;
 
 /** {@code test-data generate}: the options as {@link GeneratorSettings}, the records to a JSONL file or a Kafka topic. */
 @Command(name = "generate", defaultValueProvider = JobTimeDefaults.class, footerHeading = "%nPassed through:%n",

@@ -27,7 +27,7 @@ public final class GeneratedRecord {
     /** Whether {@link #value} is a JSON object that a JSONL file can embed as is. */
     public final boolean valueIsJsonObject;
 
-    GeneratedRecord(
+    public GeneratedRecord(
             long seq,
             RecordClass recordClass,
             String expectedReason,
@@ -51,7 +51,7 @@ public final class GeneratedRecord {
     }
 
     /** The Kafka key of a record: its request id, so that the copies of an impression land in one partition. */
-    static byte[] keyOf(String requestId) {
+    public static byte[] keyOf(String requestId) {
         return requestId.getBytes(StandardCharsets.UTF_8);
     }
 

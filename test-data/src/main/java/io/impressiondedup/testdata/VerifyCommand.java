@@ -10,6 +10,12 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import io.impressiondedup.testdata.verify.GroundTruth;
+import io.impressiondedup.testdata.verify.KafkaCatchUp;
+import io.impressiondedup.testdata.verify.ObservedRecords;
+import io.impressiondedup.testdata.verify.VerificationReport;
+import io.impressiondedup.testdata.verify.Verifier;
+import io.impressiondedup.testdata.write.RecordEnvelope;
 
 /** {@code test-data verify}: the job's output and dead letters, from topics or files, against the ground truth and the bounds given. */
 @Command(name = "verify", footerHeading = "%nPassed through:%n",

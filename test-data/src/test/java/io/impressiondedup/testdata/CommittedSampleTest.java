@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.impressiondedup.testdata.verify.GroundTruth;
 
 /** The committed samples are exactly what the documented command generates, and pass verification of a perfect job. */
 class CommittedSampleTest {

@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.e2e;
 
-import io.impressiondedup.testdata.VerificationReport;
+import io.impressiondedup.testdata.verify.VerificationReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ValueFormat;
-import io.impressiondedup.testdata.VerificationReport;
-import io.impressiondedup.testdata.Verifier;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.generate.ValueFormat;
+import io.impressiondedup.testdata.verify.VerificationReport;
+import io.impressiondedup.testdata.verify.Verifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

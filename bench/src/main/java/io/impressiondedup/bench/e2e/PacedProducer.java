@@ -1,8 +1,8 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;

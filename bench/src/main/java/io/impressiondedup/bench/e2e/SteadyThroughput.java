@@ -1,6 +1,6 @@
 package io.impressiondedup.bench.e2e;
 
-import io.impressiondedup.testdata.ValueFormat;
+import io.impressiondedup.testdata.generate.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

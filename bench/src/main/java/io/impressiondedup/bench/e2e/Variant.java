@@ -3,7 +3,7 @@ package io.impressiondedup.bench.e2e;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.DedupStage;
 import io.impressiondedup.state.time.TimeBuckets;
-import io.impressiondedup.testdata.ValueFormat;
+import io.impressiondedup.testdata.generate.ValueFormat;
 
 /** One way of deduplicating, on one state backend: a row of the end-to-end comparison. */
 enum Variant {

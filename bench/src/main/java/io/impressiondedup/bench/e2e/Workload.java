@@ -1,12 +1,12 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.GroundTruth;
-import io.impressiondedup.testdata.GroundTruthWriter;
-import io.impressiondedup.testdata.ImpressionGenerator;
-import io.impressiondedup.testdata.ValueFormat;
-import io.impressiondedup.testdata.KafkaTopicDestination;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.verify.GroundTruth;
+import io.impressiondedup.testdata.write.GroundTruthWriter;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
+import io.impressiondedup.testdata.generate.ValueFormat;
+import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.nio.file.Path;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields.EventTimeKind;
 import io.impressiondedup.testdata.GeneratedRecord;
-import io.impressiondedup.testdata.GeneratorSettings;
-import io.impressiondedup.testdata.ImpressionGenerator;
+import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.RecordClass;
-import io.impressiondedup.testdata.ValueFormat;
+import io.impressiondedup.testdata.generate.ValueFormat;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
