@@ -12,6 +12,9 @@ import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,8 +42,14 @@ import org.junit.jupiter.api.Test;
 class ReplayIT {
 
     private static final AtomicInteger TOPICS = new AtomicInteger();
-    private static final long T1 = 1_763_900_000_000L;
-    private static final long T2 = 1_763_903_600_000L;
+    /**
+     * The records' timestamps: hours old, well inside the broker's time retention (7 days by default). Dead
+     * letters and replayed records keep these timestamps, so records older than the retention would make
+     * whole segments deletable, and the broker's retention task (every 5 minutes) would then empty the topics
+     * between two steps of the test.
+     */
+    private static final long T1 = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(3)).toEpochMilli();
+    private static final long T2 = T1 + Duration.ofHours(1).toMillis();
 
     @Test
     void replayReInjectsTheSelectedReasonAsTheOriginalRecordsAndADryRunWritesNothing() throws Exception {
