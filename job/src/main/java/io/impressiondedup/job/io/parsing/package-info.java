@@ -1,0 +1,7 @@
+/**
+ * Reading the input: one Kafka record into an {@code Impression} or a {@code DeadLetter} saying why not, never
+ * an exception for bad input. {@code RecordParser} is the contract; {@code ImpressionParser} (JSON, with the
+ * {@code FlatImpressionScanner} fast path) and {@code AvroImpressionParser} implement it; {@code
+ * ImpressionAssembler} is their format-independent tail; {@code DedupKey} is the identity rule.
+ */
+package io.impressiondedup.job.io.parsing;
