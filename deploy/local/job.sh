@@ -14,7 +14,8 @@
 #   deploy/local/job.sh wait-running JOB_ID            waits until every task of the job runs
 #   deploy/local/job.sh cancel JOB_ID
 #
-# Environment: REST_PORT (8081), JAR (default job/target/dedup-job.jar), RUN_DIR (for savepoints).
+# Environment: REST_PORT (8081), JAR (default job/target/dedup-job.jar), ENTRY_CLASS (default
+# io.impressiondedup.job.DedupJob; the benchmark's baseline jobs have their own), RUN_DIR (for savepoints).
 #
 # Rescale: stop with a savepoint, then submit again with --from-savepoint and another --parallelism.
 set -euo pipefail
@@ -23,7 +24,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN_DIR=${RUN_DIR:-$REPO/deploy/local/run}
 REST=http://127.0.0.1:${REST_PORT:-8081}
 JAR=${JAR:-$REPO/job/target/dedup-job.jar}
-ENTRY_CLASS=io.impressiondedup.job.DedupJob
+ENTRY_CLASS=${ENTRY_CLASS:-io.impressiondedup.job.DedupJob}
 
 log() { printf '[job] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

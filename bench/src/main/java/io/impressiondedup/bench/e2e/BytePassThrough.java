@@ -4,11 +4,15 @@ import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import java.util.Arrays;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -26,6 +30,29 @@ final class BytePassThrough {
     private BytePassThrough() {}
 
     static void defineWorkflow(StreamExecutionEnvironment env, DedupJobConfig config) {
+        bytes(env, config)
+                .sinkTo(KafkaConnectors.outputSink(config))
+                .uid(KafkaConnectors.OUTPUT_SINK_UID)
+                .name("Kafka output");
+    }
+
+    /**
+     * The same, with the records sent across a keyBy on a hash of their value bytes between source and
+     * sink: two tasks per subtask joined by a network shuffle, the shape of the dedup job (a
+     * source-and-parse task feeding a dedup-and-sink task), but with nothing parsed and no state.
+     */
+    static void defineKeyedWorkflow(StreamExecutionEnvironment env, DedupJobConfig config) {
+        bytes(env, config)
+                .keyBy(new ValueBytesHash(), Types.INT)
+                .map(impression -> impression, Impression.TYPE_INFO)
+                .uid("keyed-pass-through")
+                .name("Keyed pass-through")
+                .sinkTo(KafkaConnectors.outputSink(config))
+                .uid(KafkaConnectors.OUTPUT_SINK_UID)
+                .name("Kafka output");
+    }
+
+    private static DataStream<Impression> bytes(StreamExecutionEnvironment env, DedupJobConfig config) {
         KafkaSource<Impression> source = KafkaSource.<Impression>builder()
                 .setBootstrapServers(config.bootstrapServers())
                 .setTopics(config.inputTopic())
@@ -36,11 +63,18 @@ final class BytePassThrough {
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("commit.offsets.on.checkpoint", "true")
                 .build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka bytes", Impression.TYPE_INFO)
-                .uid("kafka-bytes-source")
-                .sinkTo(KafkaConnectors.outputSink(config))
-                .uid(KafkaConnectors.OUTPUT_SINK_UID)
-                .name("Kafka output");
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka bytes", Impression.TYPE_INFO)
+                .uid("kafka-bytes-source");
+    }
+
+    /** The key of the keyed pass-through: a hash of the value's bytes (0 for a null value), nothing parsed. */
+    static final class ValueBytesHash implements KeySelector<Impression, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(Impression impression) {
+            return Arrays.hashCode(impression.raw().value());
+        }
     }
 
     /**

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The headline throughput on the standalone cluster of deploy/local/cluster.sh (Kafka, JobManager and
+# TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do: the
+# byte pass-through, the keyed byte pass-through, and the dedup job with RocksDB and with heap state.
+#
+#   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE]
+#
+# One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
+# of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
+# (deleted after the run). Its time is Flink's own job duration (REST /jobs/<id> duration: creation to
+# FINISHED). Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
+# (large - small) / (t_large - t_small), free of the fixed cost (scheduling, task and state start-up,
+# the last checkpoint), which is t_small - small / steady.
+#
+# The cluster is one TaskManager with 4 slots and 768m metaspace (config.yaml's 2 and 256m, raised in this run's own copy) in
+# RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports 8081/9092; it is stopped on
+# exit, also after a failure. The baselines run from bench/target/cluster-baselines.jar: the dedup
+# job's shaded jar (Flink provided; it already holds the Kafka connector and the job's classes) plus
+# the bench classes of the baselines (ClusterBaselineJobs).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export RUN_DIR=${RUN_DIR:-$REPO/bench/target/cluster-headline-run}
+CLUSTER=$REPO/deploy/local/cluster.sh
+JOB=$REPO/deploy/local/job.sh
+REST=http://127.0.0.1:${REST_PORT:-8081}
+BOOTSTRAP=127.0.0.1:${KAFKA_PORT:-9092}
+DEDUP_JAR=$REPO/job/target/dedup-job.jar
+BASELINE_JAR=$REPO/bench/target/cluster-baselines.jar
+GENERATOR_JAR=$REPO/test-data/target/impression-test-data.jar
+BASELINE_CLASS=io.impressiondedup.bench.e2e.ClusterBaselineJobs
+PARALLELISM=2
+# Planned for the large input (about 0.8 unique impressions per record over the generator's 4-day span),
+# the same for both sizes so that only the record count differs between t(small) and t(large).
+CAPACITY=1000000
+
+rounds=1 small=1000000 large=4000000 out=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --small) small=$2; shift 2 ;;
+    --large) large=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+  esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer, got '$rounds'" >&2; exit 2; }
+((small < large)) || { echo "--small ($small) must be below --large ($large)" >&2; exit 2; }
+
+log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+VARIANTS=(byte-pass-through keyed-pass-through dedup-rocksdb dedup-hashmap)
+# variant -> jar, entry class, state backend (the baselines keep no state: heap, the lightest)
+jar_of() { case $1 in dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
+entry_of() {
+  case $1 in
+    byte-pass-through) echo "$BASELINE_CLASS\$BytePassThroughJob" ;;
+    keyed-pass-through) echo "$BASELINE_CLASS\$KeyedPassThroughJob" ;;
+    *) echo io.impressiondedup.job.DedupJob ;;
+  esac
+}
+backend_of() { case $1 in dedup-rocksdb) echo rocksdb ;; *) echo hashmap ;; esac; }
+
+log "building (bench and what it needs, offline)"
+(cd "$REPO" && mvn -B -o -q -pl bench -am package -DskipTests) >&2
+cp "$DEDUP_JAR" "$BASELINE_JAR"
+(cd "$REPO/bench/target/classes" && jar uf "$BASELINE_JAR" io/impressiondedup/bench/e2e/BytePassThrough*.class \
+  io/impressiondedup/bench/e2e/ClusterBaselineJobs*.class)
+
+WORK=$RUN_DIR/headline
+"$CLUSTER" stop
+# A fresh run directory (Kafka data, checkpoints, logs), keeping only the classpaths Maven resolved.
+mkdir -p "$RUN_DIR"
+find "$RUN_DIR" -mindepth 1 -maxdepth 1 ! -name 'classpath-*' -exec rm -rf {} +
+mkdir -p "$WORK"
+RESULTS=$WORK/runs.tsv
+: > "$RESULTS"
+
+trap '"$CLUSTER" stop || true' EXIT
+log "starting Kafka and the JobManager"
+"$CLUSTER" start 0
+# Metaspace 256m -> 768m (and the process size with it): every job submitted to the session loads its jar in a
+# class loader of its own, and the TaskManager's metaspace grows with every job; at 256m it died of
+# "OutOfMemoryError: Metaspace" at the 21st job of a 3-round run.
+sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e 's/^      size: 1600m$/      size: 2112m/' \
+  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 768m/}' "$RUN_DIR/conf/config.yaml"
+for setting in '  numberOfTaskSlots: 4' '      size: 2112m' '      size: 768m'; do
+  grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
+done
+"$CLUSTER" start-taskmanager
+slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
+log "cluster up: $slots slots"
+
+topics() { "$CLUSTER" kafka-topics "$@" 2>> "$WORK/kafka-topics.log" || { log "kafka-topics $* failed: $WORK/kafka-topics.log"; exit 1; }; }
+
+for size in "$small" "$large"; do
+  topics --create --topic "input-$size" --partitions 4 --replication-factor 1 > /dev/null
+  log "generating $size records into input-$size"
+  start=$SECONDS
+  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" \
+    --truth "$WORK/truth-$size.csv" > "$WORK/generate-$size.log" 2>&1 || { log "generation failed: $WORK/generate-$size.log"; exit 1; }
+  log "generated $size records in $((SECONDS - start)) s"
+done
+
+# end_offsets <topic>: the sum of its partitions' end offsets (records plus one transaction marker per
+# committed transaction and partition), a check that a run wrote what it read.
+end_offsets() {
+  java -cp "$(cat "$RUN_DIR"/classpath-kafka-*.txt)" -Dlog4j2.configurationFile="file:$RUN_DIR/conf/log4j2.properties" \
+    -Dlog.file="$RUN_DIR/logs/get-offsets.log" org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BOOTSTRAP" \
+    --topic "$1" 2>> "$WORK/get-offsets.log" | awk -F: '{ sum += $3 } END { print sum + 0 }'
+}
+
+# run <variant> <size> <round>: one bounded run; appends "variant size round seconds" to $RESULTS.
+run() {
+  local variant=$1 size=$2 round=$3
+  local id="$variant-$size-r$round"
+  topics --create --topic "out-$id" --partitions "$PARALLELISM" --replication-factor 1 > /dev/null
+  topics --create --topic "dlq-$id" --partitions 1 --replication-factor 1 > /dev/null
+  local job
+  job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" -- \
+    --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
+    --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
+    --capacity "$CAPACITY" --parallelism "$PARALLELISM" --state-backend "$(backend_of "$variant")" \
+    --checkpoint-interval 5s 2> "$WORK/submit-$id.log") || { log "$id: submission failed: $(tail -n 3 "$WORK/submit-$id.log")"; exit 1; }
+  local state
+  while true; do
+    state=$("$JOB" status "$job")
+    case $state in
+      FINISHED) break ;;
+      FAILED|CANCELED|RESTARTING|FAILING)
+        log "$id: job $job is $state: $(curl -sf "$REST/jobs/$job/exceptions" | jq -r '."root-exception"' | head -c 2000)"
+        exit 1 ;;
+    esac
+    sleep 0.5
+  done
+  local written
+  written=$(( $(end_offsets "out-$id") + $(end_offsets "dlq-$id") ))
+  if [[ $variant == *pass-through ]] && ((written < size)); then
+    log "$id: the output holds $written offsets, fewer than the $size records read"
+    exit 1
+  fi
+  local millis
+  millis=$(curl -sf "$REST/jobs/$job" | jq -r .duration)
+  printf '%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" >> "$RESULTS"
+  log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
+  topics --delete --topic "out-$id" > /dev/null
+  topics --delete --topic "dlq-$id" > /dev/null
+}
+
+for round in $(seq 1 "$rounds"); do
+  for variant in "${VARIANTS[@]}"; do
+    for size in "$small" "$large"; do
+      run "$variant" "$size" "$round"
+    done
+  done
+done
+
+report() {
+  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions);"
+  echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots; time = Flink's job duration (REST)."
+  echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
+  echo
+  python3 - "$RESULTS" "$small" "$large" "${VARIANTS[@]}" <<'EOF'
+import statistics, sys
+path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+times = {}
+for line in open(path):
+    variant, size, _, seconds = line.split("\t")
+    times.setdefault((variant, int(size)), []).append(float(seconds))
+def cell(ts):
+    return f"{statistics.median(ts):7.1f} ({min(ts):.1f}-{max(ts):.1f})"
+steady = {}
+for v in variants:
+    gap = statistics.median(times[v, large]) - statistics.median(times[v, small])
+    steady[v] = (large - small) / gap if gap > 0 else float("nan")  # no larger time: the sizes are too close
+print(f"| {'variant':<18} | {'t_small s (range)':<20} | {'t_large s (range)':<20} | {'steady rec/s':>12} | {'fixed s':>7} | {'vs keyed':>8} | {'vs byte':>7} |")
+print(f"|{'-'*20}|{'-'*22}|{'-'*22}|{'-'*14}|{'-'*9}|{'-'*10}|{'-'*9}|")
+for v in variants:
+    fixed = statistics.median(times[v, small]) - small / steady[v]
+    print(f"| {v:<18} | {cell(times[v, small]):<20} | {cell(times[v, large]):<20} | {steady[v]:12.0f} | {fixed:7.1f} "
+          f"| {steady[v] / steady['keyed-pass-through']:8.2f} | {steady[v] / steady['byte-pass-through']:7.2f} |")
+print()
+print("Runs (variant, records, round, seconds):")
+for line in open(path):
+    print("  " + line.rstrip("\n").replace("\t", "  "))
+EOF
+}
+
+if [[ -n $out ]]; then
+  report | tee "$out"
+else
+  report
+fi

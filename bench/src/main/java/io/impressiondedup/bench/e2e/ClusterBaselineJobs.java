@@ -1,0 +1,44 @@
+package io.impressiondedup.bench.e2e;
+
+import io.impressiondedup.job.DedupJob;
+import io.impressiondedup.job.config.DedupJobConfig;
+import java.util.function.BiConsumer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The baselines of the headline benchmark as jobs submitted to a session cluster over REST, like the
+ * dedup job itself (bench/run-cluster-headline.sh): each entry class parses the dedup job's own
+ * arguments ({@link DedupJobConfig#parse}), so the same source settings, exactly-once sink, checkpoint
+ * interval and parallelism apply, and runs with {@link DedupJob#flinkConfiguration} (the job's
+ * checkpointing and state settings). The jar is cluster-baselines.jar: dedup-job.jar plus these classes.
+ */
+public final class ClusterBaselineJobs {
+
+    private ClusterBaselineJobs() {}
+
+    static void run(String name, String[] args, BiConsumer<StreamExecutionEnvironment, DedupJobConfig> workflow) throws Exception {
+        DedupJobConfig config = DedupJobConfig.parse(args);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(DedupJob.flinkConfiguration(config));
+        config.parallelism().ifPresent(env::setParallelism);
+        workflow.accept(env, config);
+        env.execute(name + ": " + config.inputTopic() + " -> " + config.outputTopic());
+    }
+
+    /** Entry class of the byte pass-through ({@link BytePassThrough#defineWorkflow}). */
+    public static final class BytePassThroughJob {
+        private BytePassThroughJob() {}
+
+        public static void main(String[] args) throws Exception {
+            run("Byte pass-through", args, BytePassThrough::defineWorkflow);
+        }
+    }
+
+    /** Entry class of the keyed byte pass-through ({@link BytePassThrough#defineKeyedWorkflow}). */
+    public static final class KeyedPassThroughJob {
+        private KeyedPassThroughJob() {}
+
+        public static void main(String[] args) throws Exception {
+            run("Keyed pass-through", args, BytePassThrough::defineKeyedWorkflow);
+        }
+    }
+}
