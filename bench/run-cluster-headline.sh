@@ -3,7 +3,7 @@
 # TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do: the
 # byte pass-through, the keyed byte pass-through, and the dedup job with RocksDB and with heap state.
 #
-#   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE]
+#   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
 #
 # One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
@@ -17,6 +17,11 @@
 # exit, also after a failure. The baselines run from bench/target/cluster-baselines.jar: the dedup
 # job's shaded jar (Flink provided; it already holds the Kafka connector and the job's classes) plus
 # the bench classes of the baselines (ClusterBaselineJobs).
+#
+# --profile DIR: after the timed rounds, one more run of each variant at the large size with a JFR
+# recording of the TaskManager (settings "profile") and its threads' CPU read from /proc before and
+# after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py). These runs are not
+# in the timings (JFR costs a little).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,28 +39,31 @@ PARALLELISM=2
 # the same for both sizes so that only the record count differs between t(small) and t(large).
 CAPACITY=1000000
 
-rounds=1 small=1000000 large=4000000 out=""
+rounds=1 small=1000000 large=4000000 out="" profile=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
     --small) small=$2; shift 2 ;;
     --large) large=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    --profile) profile=$(realpath -m "$2"); shift 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
   esac
 done
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer, got '$rounds'" >&2; exit 2; }
+[[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
+[[ $rounds -gt 0 || -n $profile ]] || { echo "--rounds 0 needs --profile" >&2; exit 2; }
 ((small < large)) || { echo "--small ($small) must be below --large ($large)" >&2; exit 2; }
 
 log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-VARIANTS=(byte-pass-through keyed-pass-through dedup-rocksdb dedup-hashmap)
+VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap)
 # variant -> jar, entry class, state backend (the baselines keep no state: heap, the lightest)
 jar_of() { case $1 in dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
 entry_of() {
   case $1 in
     byte-pass-through) echo "$BASELINE_CLASS\$BytePassThroughJob" ;;
     keyed-pass-through) echo "$BASELINE_CLASS\$KeyedPassThroughJob" ;;
+    parse-pass-through) echo "$BASELINE_CLASS\$ParsePassThroughJob" ;;
     *) echo io.impressiondedup.job.DedupJob ;;
   esac
 }
@@ -65,6 +73,7 @@ log "building (bench and what it needs, offline)"
 (cd "$REPO" && mvn -B -o -q -pl bench -am package -DskipTests) >&2
 cp "$DEDUP_JAR" "$BASELINE_JAR"
 (cd "$REPO/bench/target/classes" && jar uf "$BASELINE_JAR" io/impressiondedup/bench/e2e/BytePassThrough*.class \
+  io/impressiondedup/bench/e2e/ParsePassThrough*.class \
   io/impressiondedup/bench/e2e/ClusterBaselineJobs*.class)
 
 WORK=$RUN_DIR/headline
@@ -87,7 +96,8 @@ sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e 's/^      size
 for setting in '  numberOfTaskSlots: 4' '      size: 2112m' '      size: 768m'; do
   grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
 done
-"$CLUSTER" start-taskmanager
+# JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
+TASKMANAGER_JVM_OPTS="-XX:FlightRecorderOptions:stackdepth=512" "$CLUSTER" start-taskmanager
 slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
 log "cluster up: $slots slots"
 
@@ -116,7 +126,8 @@ run() {
   local id="$variant-$size-r$round"
   topics --create --topic "out-$id" --partitions "$PARALLELISM" --replication-factor 1 > /dev/null
   topics --create --topic "dlq-$id" --partitions 1 --replication-factor 1 > /dev/null
-  local job
+  local job submitted_ms
+  submitted_ms=$(date +%s%3N)
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
@@ -139,15 +150,17 @@ run() {
     log "$id: the output holds $written offsets, fewer than the $size records read"
     exit 1
   fi
-  local millis
-  millis=$(curl -sf "$REST/jobs/$job" | jq -r .duration)
-  printf '%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" >> "$RESULTS"
+  local millis end_ms
+  read -r millis end_ms < <(curl -sf "$REST/jobs/$job" | jq -r '"\(.duration) \(."end-time")"')
+  # seconds: Flink's job duration; from_submit: from the jar upload (what a user waits, main() and its checks included) to the end
+  printf '%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+    "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
 }
 
-for round in $(seq 1 "$rounds"); do
+for ((round = 1; round <= rounds; round++)); do
   for variant in "${VARIANTS[@]}"; do
     for size in "$small" "$large"; do
       run "$variant" "$size" "$round"
@@ -155,38 +168,39 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
+if [[ -n $profile ]]; then
+  mkdir -p "$profile"
+  tm_pid=$(cat "$RUN_DIR/pids/taskmanager-0.pid")
+  RESULTS=$WORK/profile-runs.tsv
+  for variant in "${VARIANTS[@]}"; do
+    python3 "$REPO/bench/profile/thread_cpu.py" "$tm_pid" > "$WORK/cpu-before-$variant.json"
+    python3 "$REPO/bench/profile/thread_cpu.py" --follow "$tm_pid" "$WORK/cpu-after-$variant.json" &
+    follower=$!
+    jcmd "$tm_pid" JFR.start name=stages settings=profile filename="$WORK/$variant.jfr" > /dev/null
+    run "$variant" "$large" profile
+    jcmd "$tm_pid" JFR.stop name=stages > /dev/null
+    kill -TERM "$follower" && wait "$follower"
+    jfr print --json --events jdk.ExecutionSample,jdk.NativeMethodSample "$WORK/$variant.jfr" > "$WORK/$variant.json"
+    { echo "# $variant, $large records, parallelism $PARALLELISM, one TaskManager (bench/run-cluster-headline.sh --profile)"
+      python3 "$REPO/bench/profile/stages.py" "$WORK/$variant.json" "$WORK/cpu-before-$variant.json" \
+        "$WORK/cpu-after-$variant.json" "$large"; } > "$profile/$variant.txt"
+    rm -f "$WORK/$variant.json"
+    log "profile of $variant: $profile/$variant.txt"
+  done
+  RESULTS=$WORK/runs.tsv
+fi
+
 report() {
   echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions);"
   echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots; time = Flink's job duration (REST)."
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo
-  python3 - "$RESULTS" "$small" "$large" "${VARIANTS[@]}" <<'EOF'
-import statistics, sys
-path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-times = {}
-for line in open(path):
-    variant, size, _, seconds = line.split("\t")
-    times.setdefault((variant, int(size)), []).append(float(seconds))
-def cell(ts):
-    return f"{statistics.median(ts):7.1f} ({min(ts):.1f}-{max(ts):.1f})"
-steady = {}
-for v in variants:
-    gap = statistics.median(times[v, large]) - statistics.median(times[v, small])
-    steady[v] = (large - small) / gap if gap > 0 else float("nan")  # no larger time: the sizes are too close
-print(f"| {'variant':<18} | {'t_small s (range)':<20} | {'t_large s (range)':<20} | {'steady rec/s':>12} | {'fixed s':>7} | {'vs keyed':>8} | {'vs byte':>7} |")
-print(f"|{'-'*20}|{'-'*22}|{'-'*22}|{'-'*14}|{'-'*9}|{'-'*10}|{'-'*9}|")
-for v in variants:
-    fixed = statistics.median(times[v, small]) - small / steady[v]
-    print(f"| {v:<18} | {cell(times[v, small]):<20} | {cell(times[v, large]):<20} | {steady[v]:12.0f} | {fixed:7.1f} "
-          f"| {steady[v] / steady['keyed-pass-through']:8.2f} | {steady[v] / steady['byte-pass-through']:7.2f} |")
-print()
-print("Runs (variant, records, round, seconds):")
-for line in open(path):
-    print("  " + line.rstrip("\n").replace("\t", "  "))
-EOF
+  python3 "$REPO/bench/cluster_report.py" "$RESULTS" "$small" "$large" "${VARIANTS[@]}"
 }
 
-if [[ -n $out ]]; then
+if ((rounds == 0)); then
+  exit 0
+elif [[ -n $out ]]; then
   report | tee "$out"
 else
   report

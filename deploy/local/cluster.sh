@@ -13,7 +13,8 @@
 #   deploy/local/cluster.sh stop                   stop everything; leaves no process behind, also after a failed run
 #
 # Environment: RUN_DIR (default deploy/local/run: logs, pids, checkpoints, savepoints, Kafka data),
-# REST_PORT (8081), KAFKA_PORT (9092), CONTROLLER_PORT (9093), JM_RPC_PORT (6123).
+# REST_PORT (8081), KAFKA_PORT (9092), CONTROLLER_PORT (9093), JM_RPC_PORT (6123), TASKMANAGER_JVM_OPTS (extra
+# JVM flags of the TaskManagers started after it is set, e.g. the benchmark profile's JFR stack depth).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -125,7 +126,7 @@ start_taskmanager() {
   [[ -n $jvm ]] || die "could not compute the TaskManager's memory flags from $CONF/config.yaml"
   local resource_id="taskmanager-$id"
   # shellcheck disable=SC2086
-  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS -cp "$(classpath flink)" \
+  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS ${TASKMANAGER_JVM_OPTS:-} -cp "$(classpath flink)" \
     org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$CONF" $dyn -D "taskmanager.resource-id=$resource_id"
   wait_for 120 "TaskManager $id to register" taskmanager_registered "$resource_id"
   log "TaskManager $id up (pid $(cat "$PIDS/taskmanager-$id.pid"))"

@@ -33,6 +33,21 @@ public final class ClusterBaselineJobs {
         }
     }
 
+    /**
+     * Entry class of the parsing pass-through: the dedup job's whole topology (source with event time
+     * and watermarks, parsing, routing, keyBy shard, output and dead-letter sinks) with the dedup
+     * operator replaced by an identity map on the same keyed stream. Its gap to the dedup job is what
+     * the state costs; its gap to the keyed byte pass-through is what parsing and the envelope cost.
+     */
+    public static final class ParsePassThroughJob {
+        private ParsePassThroughJob() {}
+
+        public static void main(String[] args) throws Exception {
+            run("Parse pass-through", args, (env, config) ->
+                    DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), ParsePassThrough.stage(), DedupJob.kafkaSinks(config)));
+        }
+    }
+
     /** Entry class of the keyed byte pass-through ({@link BytePassThrough#defineKeyedWorkflow}). */
     public static final class KeyedPassThroughJob {
         private KeyedPassThroughJob() {}
