@@ -4,6 +4,7 @@
 # byte pass-through, the keyed byte pass-through, and the dedup job with RocksDB and with heap state.
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
+#                                 [--variants "V ..."] [--before-jar JAR]
 #
 # One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
@@ -22,6 +23,11 @@
 # recording of the TaskManager (settings "profile") and its threads' CPU read from /proc before and
 # after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py). These runs are not
 # in the timings (JFR costs a little).
+#
+# --variants: a subset of byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb
+# dedup-hashmap exact-rocksdb (default: all; exact-rocksdb is the peer with exact keyed state). --before-jar JAR: a dedup-job.jar of an earlier commit; each dedup
+# variant then also runs from it, as <variant>-before, interleaved in the same rounds: a change's own
+# before and after on the same cluster and data.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +45,7 @@ PARALLELISM=2
 # the same for both sizes so that only the record count differs between t(small) and t(large).
 CAPACITY=1000000
 
-rounds=1 small=1000000 large=4000000 out="" profile=""
+rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -47,7 +53,9 @@ while [[ $# -gt 0 ]]; do
     --large) large=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --profile) profile=$(realpath -m "$2"); shift 2 ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    --variants) variants=$2; shift 2 ;;
+    --before-jar) before_jar=$(realpath "$2"); shift 2 ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -56,24 +64,37 @@ done
 
 log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap)
+ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap exact-rocksdb)
+read -r -a VARIANTS <<< "${variants:-${ALL_VARIANTS[*]}}"
+for variant in "${VARIANTS[@]}"; do
+  [[ " ${ALL_VARIANTS[*]} " == *" $variant "* ]] || { echo "unknown variant '$variant' (one of: ${ALL_VARIANTS[*]})" >&2; exit 2; }
+done
+if [[ -n $before_jar ]]; then
+  for variant in "${VARIANTS[@]}"; do
+    [[ $variant == dedup-* ]] && VARIANTS+=("$variant-before")
+  done
+  BEFORE_JAR=$REPO/bench/target/dedup-job-before.jar
+  mkdir -p "$REPO/bench/target" && cp "$before_jar" "$BEFORE_JAR"
+fi
 # variant -> jar, entry class, state backend (the baselines keep no state: heap, the lightest)
-jar_of() { case $1 in dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
+jar_of() { case $1 in dedup-*-before) echo "$BEFORE_JAR" ;; dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
 entry_of() {
   case $1 in
     byte-pass-through) echo "$BASELINE_CLASS\$BytePassThroughJob" ;;
     keyed-pass-through) echo "$BASELINE_CLASS\$KeyedPassThroughJob" ;;
     parse-pass-through) echo "$BASELINE_CLASS\$ParsePassThroughJob" ;;
+    exact-rocksdb) echo "$BASELINE_CLASS\$ExactKeyedStateJob" ;;
     *) echo io.impressiondedup.job.DedupJob ;;
   esac
 }
-backend_of() { case $1 in dedup-rocksdb) echo rocksdb ;; *) echo hashmap ;; esac; }
+backend_of() { case $1 in *-rocksdb*) echo rocksdb ;; *) echo hashmap ;; esac; }
 
 log "building (bench and what it needs, offline)"
 (cd "$REPO" && mvn -B -o -q -pl bench -am package -DskipTests) >&2
 cp "$DEDUP_JAR" "$BASELINE_JAR"
 (cd "$REPO/bench/target/classes" && jar uf "$BASELINE_JAR" io/impressiondedup/bench/e2e/BytePassThrough*.class \
-  io/impressiondedup/bench/e2e/ParsePassThrough*.class \
+  io/impressiondedup/bench/e2e/ParsePassThrough*.class io/impressiondedup/bench/e2e/ExactKeyedStage*.class \
+  io/impressiondedup/bench/operator/ExactDedupFunction*.class \
   io/impressiondedup/bench/e2e/ClusterBaselineJobs*.class)
 
 WORK=$RUN_DIR/headline
