@@ -8,11 +8,14 @@ job's end (optional). Medians over rounds; steady rate from the two sizes, fixed
 """
 import statistics, sys
 path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-times, waits = {}, {}
+times, waits, tm_cpu, broker_cpu = {}, {}, {}, {}
 for line in open(path):
-    variant, size, _, seconds, *from_submit = line.rstrip("\n").split("\t")
+    variant, size, _, seconds, *more = line.rstrip("\n").split("\t")
+    more += ["nan"] * (3 - len(more))  # older runs files lack the later columns
     times.setdefault((variant, int(size)), []).append(float(seconds))
-    waits.setdefault((variant, int(size)), []).append(float(from_submit[0]) if from_submit else float("nan"))
+    waits.setdefault((variant, int(size)), []).append(float(more[0]))
+    tm_cpu.setdefault((variant, int(size)), []).append(float(more[1]))
+    broker_cpu.setdefault((variant, int(size)), []).append(float(more[2]))
 def ratio(v, baseline):
     return f"{steady[v] / steady[baseline]:.2f}" if baseline in steady else "n/a"
 def cell(ts):
@@ -30,8 +33,21 @@ for v in variants:
     print(f"| {v:<22} | {cell(times[v, small]):<20} | {cell(times[v, large]):<20} | {steady[v]:12.0f} | {fixed:7.1f} "
           f"| {fixed_from_submit:19.1f} | {ratio(v, 'keyed-pass-through'):>8} | {ratio(v, 'byte-pass-through'):>7} |")
 print()
+print("CPU per record of the large runs (medians over rounds; /proc user + system from submission to the end, start-up included):")
+print()
+print(f"| {'variant':<22} | {'TaskManager us/record':>21} | {'broker us/record':>16} | {'both':>6} | {'vs keyed':>8} |")
+print(f"|{'-'*24}|{'-'*23}|{'-'*18}|{'-'*8}|{'-'*10}|")
+cpu = {v: (statistics.median(tm_cpu[v, large]) * 1e6 / large, statistics.median(broker_cpu[v, large]) * 1e6 / large) for v in variants}
+for v in variants:
+    both = sum(cpu[v])
+    keyed = sum(cpu["keyed-pass-through"]) / both if "keyed-pass-through" in cpu else float("nan")
+    print(f"| {v:<22} | {cpu[v][0]:21.2f} | {cpu[v][1]:16.2f} | {both:6.2f} | {keyed:8.2f} |")
+print()
+print("vs keyed (CPU): the keyed pass-through's CPU per record over this one's, the throughput ratio a machine that")
+print("the runs saturate would give.")
+print()
 print("fixed from submit: the same, from the jar upload to the job's end (main() with the job's broker checks, scheduling).")
 print()
-print("Runs (variant, records, round, job seconds, seconds from submit):")
+print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s):")
 for line in open(path):
     print("  " + line.rstrip("\n").replace("\t", "  "))

@@ -21,7 +21,8 @@
 #
 # --profile DIR: after the timed rounds, one more run of each variant at the large size with a JFR
 # recording of the TaskManager (settings "profile") and its threads' CPU read from /proc before and
-# after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py). These runs are not
+# after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py), DIR/summary.md all
+# of them side by side (bench/profile/side_by_side.py). These runs are not
 # in the timings (JFR costs a little).
 #
 # --variants: a subset of byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb
@@ -141,14 +142,23 @@ end_offsets() {
     --topic "$1" 2>> "$WORK/get-offsets.log" | awk -F: '{ sum += $3 } END { print sum + 0 }'
 }
 
+CLOCK_TICKS=$(getconf CLK_TCK)
+# process_cpu_ticks <name>: user + system CPU of the cluster process <name> (its pid file), in clock ticks.
+process_cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$(cat "$RUN_DIR/pids/$1.pid")/stat")
+  awk '{ print $12 + $13 }' <<< "${stat##*) }" # utime and stime, fields 14 and 15 of stat, after "pid (comm) "
+}
+
 # run <variant> <size> <round>: one bounded run; appends "variant size round seconds" to $RESULTS.
 run() {
   local variant=$1 size=$2 round=$3
   local id="$variant-$size-r$round"
   topics --create --topic "out-$id" --partitions "$PARALLELISM" --replication-factor 1 > /dev/null
   topics --create --topic "dlq-$id" --partitions 1 --replication-factor 1 > /dev/null
-  local job submitted_ms
+  local job submitted_ms tm_cpu_before broker_cpu_before
   submitted_ms=$(date +%s%3N)
+  tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka)
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
@@ -171,11 +181,16 @@ run() {
     log "$id: the output holds $written offsets, fewer than the $size records read"
     exit 1
   fi
-  local millis end_ms
+  local millis end_ms tm_cpu broker_cpu
+  tm_cpu=$(( $(process_cpu_ticks taskmanager-0) - tm_cpu_before )) broker_cpu=$(( $(process_cpu_ticks kafka) - broker_cpu_before ))
   read -r millis end_ms < <(curl -sf "$REST/jobs/$job" | jq -r '"\(.duration) \(."end-time")"')
   # seconds: Flink's job duration; from_submit: from the jar upload (what a user waits, main() and its checks included) to the end
-  printf '%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
-    "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" >> "$RESULTS"
+  # CPU seconds of the TaskManager and of the broker from submission to the end (/proc: user + system): unlike
+  # times, what a run costs in CPU hardly moves with what else the shared machine runs.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+    "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+    "$(awk -v t="$tm_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" \
+    "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
@@ -208,6 +223,8 @@ if [[ -n $profile ]]; then
     rm -f "$WORK/$variant.json"
     log "profile of $variant: $profile/$variant.txt"
   done
+  python3 "$REPO/bench/profile/side_by_side.py" "$profile" "${VARIANTS[@]}" > "$profile/summary.md"
+  log "profiles side by side: $profile/summary.md"
   RESULTS=$WORK/runs.tsv
 fi
 
