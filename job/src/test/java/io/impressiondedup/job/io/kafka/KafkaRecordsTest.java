@@ -192,12 +192,12 @@ public class KafkaRecordsTest {
     }
 
     @Test
-    void theSinksCompressWithLz4InBatchesOf256KibUnlessTheUserSetsOtherwise() {
+    void theSinksCompressWithLz4InBatchesOf64KibUnlessTheUserSetsOtherwise() {
         String[] required = {"--bootstrap-servers", "localhost:9092", "--input-topic", "in", "--output-topic", "out", "--dlq-topic", "dlq",
             "--capacity", "1000"};
         Properties defaults = KafkaConnectors.producerProperties(DedupJobConfig.parse(required));
         assertThat(defaults.getProperty("compression.type")).isEqualTo("lz4");
-        assertThat(defaults.getProperty("batch.size")).isEqualTo("262144");
+        assertThat(defaults.getProperty("batch.size")).isEqualTo("65536");
         assertThat(defaults.getProperty("max.request.size")).isEqualTo(Integer.toString(2 * 1024 * 1024));
         Properties chosen = KafkaConnectors.producerProperties(DedupJobConfig.builder().arguments(required)
                 .kafkaProperty("compression.type", "zstd").kafkaProperty("batch.size", "16384").build());
