@@ -1,34 +1,40 @@
 #!/usr/bin/env bash
 # The headline throughput on the standalone cluster of deploy/local/cluster.sh (Kafka, JobManager and
-# TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do: the
-# byte pass-through, the keyed byte pass-through, and the dedup job with RocksDB and with heap state.
+# TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do.
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
-#                                 [--variants "V ..."] [--before-jar JAR]
+#                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
+#
+# Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
+# keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
+# state), dedup-rocksdb and dedup-hashmap (this job), exact-rocksdb (the peer: exact keyed state).
 #
 # One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
 # (deleted after the run). Its time is Flink's own job duration (REST /jobs/<id> duration: creation to
-# FINISHED). Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
+# FINISHED); also recorded: the time from the jar upload to the end, and the CPU the TaskManager and the
+# broker used meanwhile (/proc), which moves far less than times with what else the machine runs.
+# Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
 # (large - small) / (t_large - t_small), free of the fixed cost (scheduling, task and state start-up,
 # the last checkpoint), which is t_small - small / steady.
 #
-# The cluster is one TaskManager with 4 slots and 1024m metaspace (config.yaml's 2 and 256m, raised in this run's own copy) in
-# RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports 8081/9092; it is stopped on
-# exit, also after a failure. The baselines run from bench/target/cluster-baselines.jar: the dedup
-# job's shaded jar (Flink provided; it already holds the Kafka connector and the job's classes) plus
-# the bench classes of the baselines (ClusterBaselineJobs).
+# The cluster is one TaskManager with 4 slots and 1024m metaspace (config.yaml's 2 and 256m, raised in
+# this run's own copy) in RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports
+# 8081/9092; it is stopped on exit, also after a failure. The baselines run from
+# bench/target/cluster-baselines.jar: the dedup job's shaded jar (Flink provided; it already holds the
+# Kafka connector and the job's classes) plus the bench classes of the baselines (ClusterBaselineJobs).
 #
 # --profile DIR: after the timed rounds, one more run of each variant at the large size with a JFR
-# recording of the TaskManager (settings "profile") and its threads' CPU read from /proc before and
-# after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py), DIR/summary.md all
-# of them side by side (bench/profile/side_by_side.py). These runs are not
-# in the timings (JFR costs a little).
-#
-# --variants: a subset of byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb
-# dedup-hashmap exact-rocksdb (default: all; exact-rocksdb is the peer with exact keyed state). --before-jar JAR: a dedup-job.jar of an earlier commit; each dedup
-# variant then also runs from it, as <variant>-before, interleaved in the same rounds: a change's own
-# before and after on the same cluster and data.
+# recording of the TaskManager (settings "profile") and its threads' CPU read from /proc;
+# DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py), DIR/summary.md all of
+# them side by side (bench/profile/side_by_side.py). These runs are not in the timings (JFR costs a
+# little). --rounds 0 --profile DIR profiles only.
+# --variants: a subset of the variants above (default: all).
+# --before-jar JAR: a dedup-job.jar of an earlier commit; each dedup variant then also runs from it, as
+# <variant>-before, interleaved in the same rounds: a change's own before and after on the same
+# cluster and data.
+# --delayed-share 0.01: the inputs come with that share of requests from delayed clients (written 1 to
+# 20 h after their event time, the generator's defaults).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,7 +52,7 @@ PARALLELISM=2
 # the same for both sizes so that only the record count differs between t(small) and t(large).
 CAPACITY=1000000
 
-rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar=""
+rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -56,7 +62,8 @@ while [[ $# -gt 0 ]]; do
     --profile) profile=$(realpath -m "$2"); shift 2 ;;
     --variants) variants=$2; shift 2 ;;
     --before-jar) before_jar=$(realpath "$2"); shift 2 ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    --delayed-share) delayed_share=$2; shift 2 ;;
+    *) sed -n '2,38p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -130,7 +137,7 @@ for size in "$small" "$large"; do
   topics --create --topic "input-$size" --partitions 4 --replication-factor 1 > /dev/null
   log "generating $size records into input-$size"
   start=$SECONDS
-  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" \
+  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" --delayed-share "$delayed_share" \
     --truth "$WORK/truth-$size.csv" > "$WORK/generate-$size.log" 2>&1 || { log "generation failed: $WORK/generate-$size.log"; exit 1; }
   log "generated $size records in $((SECONDS - start)) s"
 done
@@ -230,7 +237,7 @@ if [[ -n $profile ]]; then
 fi
 
 report() {
-  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions);"
+  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share);"
   echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots; time = Flink's job duration (REST)."
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo

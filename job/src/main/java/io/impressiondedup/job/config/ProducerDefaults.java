@@ -13,10 +13,10 @@ import java.util.Properties;
  *   <li>{@code compression.type=lz4}: Kafka's own default is none.
  *   <li>{@code batch.size=65536} (64 KiB; Kafka's default is 16 KiB). Every LZ4 batch allocates two
  *       64 KiB block buffers however few records it holds, and the broker's cost is per request as
- *       much as per byte. With records of about 400 B a 16 KiB batch held about 90 of them (Kafka
- *       sizes a batch by its estimated compressed bytes), so those buffers were 1.4 KB of garbage per
- *       record, the largest allocation of the whole job (TaskManager profile, bench/README.md), and
- *       the broker took a request per 90 records. Not larger: a producer holds up to a batch per
+ *       much as per byte. With records of about 400 B, those buffers were 1.4 KB of garbage per record
+ *       at 16 KiB batches, the largest allocation of the whole job (TaskManager profile, bench/README.md):
+ *       131 KB per batch, so about 90 records a batch (Kafka sizes a batch by its estimated compressed
+ *       bytes), and a produce request per 90 records for the broker. Not larger: a producer holds up to a batch per
  *       partition it writes to, within its {@code buffer.memory} (Kafka's 32 MiB), and the sinks write
  *       to every partition of their topic: 64 KiB batches leave room for 512 partitions before a send
  *       waits for memory. Batches still leave after {@code linger.ms} (Kafka's 5 ms) when traffic is
@@ -54,7 +54,7 @@ public final class ProducerDefaults {
         });
     }
 
-    /** For {@code --help}: "compression.type=lz4, batch.size=262144, ...". */
+    /** For {@code --help}: "compression.type=lz4, batch.size=65536, ...". */
     public static String describe() {
         StringBuilder sb = new StringBuilder();
         VALUES.forEach((property, value) -> sb.append(sb.length() == 0 ? "" : ", ").append(property).append('=').append(value));
