@@ -8,28 +8,50 @@ job's end (optional). Medians over rounds; steady rate from the two sizes, fixed
 """
 import statistics, sys
 path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-times, waits = {}, {}
+times, waits, tm_cpu, broker_cpu = {}, {}, {}, {}
 for line in open(path):
-    variant, size, _, seconds, *from_submit = line.rstrip("\n").split("\t")
+    variant, size, _, seconds, *more = line.rstrip("\n").split("\t")
+    more += ["nan"] * (3 - len(more))  # older runs files lack the later columns
     times.setdefault((variant, int(size)), []).append(float(seconds))
-    waits.setdefault((variant, int(size)), []).append(float(from_submit[0]) if from_submit else float("nan"))
+    waits.setdefault((variant, int(size)), []).append(float(more[0]))
+    tm_cpu.setdefault((variant, int(size)), []).append(float(more[1]))
+    broker_cpu.setdefault((variant, int(size)), []).append(float(more[2]))
+def ratio(v, baseline):
+    return f"{steady[v] / steady[baseline]:.2f}" if baseline in steady else "n/a"
 def cell(ts):
     return f"{statistics.median(ts):7.1f} ({min(ts):.1f}-{max(ts):.1f})"
 steady = {}
 for v in variants:
     gap = statistics.median(times[v, large]) - statistics.median(times[v, small])
     steady[v] = (large - small) / gap if gap > 0 else float("nan")  # no larger time: the sizes are too close
-print(f"| {'variant':<18} | {'t_small s (range)':<20} | {'t_large s (range)':<20} | {'steady rec/s':>12} | {'fixed s':>7} "
+print(f"| {'variant':<22} | {'t_small s (range)':<20} | {'t_large s (range)':<20} | {'steady rec/s':>12} | {'fixed s':>7} "
       f"| {'fixed from submit s':>19} | {'vs keyed':>8} | {'vs byte':>7} |")
-print(f"|{'-'*20}|{'-'*22}|{'-'*22}|{'-'*14}|{'-'*9}|{'-'*21}|{'-'*10}|{'-'*9}|")
+print(f"|{'-'*24}|{'-'*22}|{'-'*22}|{'-'*14}|{'-'*9}|{'-'*21}|{'-'*10}|{'-'*9}|")
 for v in variants:
     fixed = statistics.median(times[v, small]) - small / steady[v]
     fixed_from_submit = statistics.median(waits[v, small]) - small / steady[v]
-    print(f"| {v:<18} | {cell(times[v, small]):<20} | {cell(times[v, large]):<20} | {steady[v]:12.0f} | {fixed:7.1f} "
-          f"| {fixed_from_submit:19.1f} | {steady[v] / steady['keyed-pass-through']:8.2f} | {steady[v] / steady['byte-pass-through']:7.2f} |")
+    print(f"| {v:<22} | {cell(times[v, small]):<20} | {cell(times[v, large]):<20} | {steady[v]:12.0f} | {fixed:7.1f} "
+          f"| {fixed_from_submit:19.1f} | {ratio(v, 'keyed-pass-through'):>8} | {ratio(v, 'byte-pass-through'):>7} |")
+print()
+print("CPU per record, steady: (CPU of the large run - CPU of the small one) / (large - small), on the medians over")
+print("rounds; CPU from /proc (user + system) of the TaskManager and of the broker, from submission to the end. The")
+print("start-up (JIT compilation of the job's new classes, about 2 us per record over a 4M run) cancels out.")
+print()
+print(f"| {'variant':<22} | {'TaskManager us/record':>21} | {'broker us/record':>16} | {'both':>6} | {'keyed / this':>12} |")
+print(f"|{'-'*24}|{'-'*23}|{'-'*18}|{'-'*8}|{'-'*14}|")
+def steady_cpu(samples, v):
+    return (statistics.median(samples[v, large]) - statistics.median(samples[v, small])) * 1e6 / (large - small)
+cpu = {v: (steady_cpu(tm_cpu, v), steady_cpu(broker_cpu, v)) for v in variants}
+for v in variants:
+    both = sum(cpu[v])
+    keyed = sum(cpu["keyed-pass-through"]) / both if "keyed-pass-through" in cpu else float("nan")
+    print(f"| {v:<22} | {cpu[v][0]:21.2f} | {cpu[v][1]:16.2f} | {both:6.2f} | {keyed:12.2f} |")
+print()
+print("keyed / this: the keyed pass-through's CPU per record over this variant's, the throughput ratio on a machine")
+print("that the runs keep busy.")
 print()
 print("fixed from submit: the same, from the jar upload to the job's end (main() with the job's broker checks, scheduling).")
 print()
-print("Runs (variant, records, round, job seconds, seconds from submit):")
+print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s):")
 for line in open(path):
     print("  " + line.rstrip("\n").replace("\t", "  "))

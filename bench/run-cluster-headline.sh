@@ -1,27 +1,40 @@
 #!/usr/bin/env bash
 # The headline throughput on the standalone cluster of deploy/local/cluster.sh (Kafka, JobManager and
-# TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do: the
-# byte pass-through, the keyed byte pass-through, and the dedup job with RocksDB and with heap state.
+# TaskManager in separate JVMs), every job submitted over REST (deploy/local/job.sh) as users do.
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
+#                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
+#
+# Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
+# keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
+# state), dedup-rocksdb and dedup-hashmap (this job), exact-rocksdb (the peer: exact keyed state).
 #
 # One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
 # (deleted after the run). Its time is Flink's own job duration (REST /jobs/<id> duration: creation to
-# FINISHED). Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
+# FINISHED); also recorded: the time from the jar upload to the end, and the CPU the TaskManager and the
+# broker used meanwhile (/proc), which moves far less than times with what else the machine runs.
+# Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
 # (large - small) / (t_large - t_small), free of the fixed cost (scheduling, task and state start-up,
 # the last checkpoint), which is t_small - small / steady.
 #
-# The cluster is one TaskManager with 4 slots and 768m metaspace (config.yaml's 2 and 256m, raised in this run's own copy) in
-# RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports 8081/9092; it is stopped on
-# exit, also after a failure. The baselines run from bench/target/cluster-baselines.jar: the dedup
-# job's shaded jar (Flink provided; it already holds the Kafka connector and the job's classes) plus
-# the bench classes of the baselines (ClusterBaselineJobs).
+# The cluster is one TaskManager with 4 slots and 1024m metaspace (config.yaml's 2 and 256m, raised in
+# this run's own copy) in RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports
+# 8081/9092; it is stopped on exit, also after a failure. The baselines run from
+# bench/target/cluster-baselines.jar: the dedup job's shaded jar (Flink provided; it already holds the
+# Kafka connector and the job's classes) plus the bench classes of the baselines (ClusterBaselineJobs).
 #
 # --profile DIR: after the timed rounds, one more run of each variant at the large size with a JFR
-# recording of the TaskManager (settings "profile") and its threads' CPU read from /proc before and
-# after; DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py). These runs are not
-# in the timings (JFR costs a little).
+# recording of the TaskManager (settings "profile") and its threads' CPU read from /proc;
+# DIR/<variant>.txt is its CPU per record by stage (bench/profile/stages.py), DIR/summary.md all of
+# them side by side (bench/profile/side_by_side.py). These runs are not in the timings (JFR costs a
+# little). --rounds 0 --profile DIR profiles only.
+# --variants: a subset of the variants above (default: all).
+# --before-jar JAR: a dedup-job.jar of an earlier commit; each dedup variant then also runs from it, as
+# <variant>-before, interleaved in the same rounds: a change's own before and after on the same
+# cluster and data.
+# --delayed-share 0.01: the inputs come with that share of requests from delayed clients (written 1 to
+# 20 h after their event time, the generator's defaults).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +52,7 @@ PARALLELISM=2
 # the same for both sizes so that only the record count differs between t(small) and t(large).
 CAPACITY=1000000
 
-rounds=1 small=1000000 large=4000000 out="" profile=""
+rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -47,7 +60,10 @@ while [[ $# -gt 0 ]]; do
     --large) large=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --profile) profile=$(realpath -m "$2"); shift 2 ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    --variants) variants=$2; shift 2 ;;
+    --before-jar) before_jar=$(realpath "$2"); shift 2 ;;
+    --delayed-share) delayed_share=$2; shift 2 ;;
+    *) sed -n '2,38p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -56,24 +72,37 @@ done
 
 log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap)
+ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap exact-rocksdb)
+read -r -a VARIANTS <<< "${variants:-${ALL_VARIANTS[*]}}"
+for variant in "${VARIANTS[@]}"; do
+  [[ " ${ALL_VARIANTS[*]} " == *" $variant "* ]] || { echo "unknown variant '$variant' (one of: ${ALL_VARIANTS[*]})" >&2; exit 2; }
+done
+if [[ -n $before_jar ]]; then
+  for variant in "${VARIANTS[@]}"; do
+    [[ $variant == dedup-* ]] && VARIANTS+=("$variant-before")
+  done
+  BEFORE_JAR=$REPO/bench/target/dedup-job-before.jar
+  mkdir -p "$REPO/bench/target" && cp "$before_jar" "$BEFORE_JAR"
+fi
 # variant -> jar, entry class, state backend (the baselines keep no state: heap, the lightest)
-jar_of() { case $1 in dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
+jar_of() { case $1 in dedup-*-before) echo "$BEFORE_JAR" ;; dedup-*) echo "$DEDUP_JAR" ;; *) echo "$BASELINE_JAR" ;; esac; }
 entry_of() {
   case $1 in
     byte-pass-through) echo "$BASELINE_CLASS\$BytePassThroughJob" ;;
     keyed-pass-through) echo "$BASELINE_CLASS\$KeyedPassThroughJob" ;;
     parse-pass-through) echo "$BASELINE_CLASS\$ParsePassThroughJob" ;;
+    exact-rocksdb) echo "$BASELINE_CLASS\$ExactKeyedStateJob" ;;
     *) echo io.impressiondedup.job.DedupJob ;;
   esac
 }
-backend_of() { case $1 in dedup-rocksdb) echo rocksdb ;; *) echo hashmap ;; esac; }
+backend_of() { case $1 in *-rocksdb*) echo rocksdb ;; *) echo hashmap ;; esac; }
 
 log "building (bench and what it needs, offline)"
 (cd "$REPO" && mvn -B -o -q -pl bench -am package -DskipTests) >&2
 cp "$DEDUP_JAR" "$BASELINE_JAR"
 (cd "$REPO/bench/target/classes" && jar uf "$BASELINE_JAR" io/impressiondedup/bench/e2e/BytePassThrough*.class \
-  io/impressiondedup/bench/e2e/ParsePassThrough*.class \
+  io/impressiondedup/bench/e2e/ParsePassThrough*.class io/impressiondedup/bench/e2e/ExactKeyedStage*.class \
+  io/impressiondedup/bench/operator/ExactDedupFunction*.class \
   io/impressiondedup/bench/e2e/ClusterBaselineJobs*.class)
 
 WORK=$RUN_DIR/headline
@@ -88,12 +117,13 @@ RESULTS=$WORK/runs.tsv
 trap '"$CLUSTER" stop || true' EXIT
 log "starting Kafka and the JobManager"
 "$CLUSTER" start 0
-# Metaspace 256m -> 768m (and the process size with it): every job submitted to the session loads its jar in a
-# class loader of its own, and the TaskManager's metaspace grows with every job; at 256m it died of
-# "OutOfMemoryError: Metaspace" at the 21st job of a 3-round run.
-sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e 's/^      size: 1600m$/      size: 2112m/' \
-  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 768m/}' "$RUN_DIR/conf/config.yaml"
-for setting in '  numberOfTaskSlots: 4' '      size: 2112m' '      size: 768m'; do
+# Metaspace 256m -> 1024m (and the process size with it): every job submitted to the session loads its jar in a
+# class loader of its own, which the Kafka connector's unclosed admin clients keep alive after the job (the
+# known issue in deploy/README.md): metaspace grows ~15 MB a job; at 256m it died of "OutOfMemoryError:
+# Metaspace" at the 21st job of a 3-round run.
+sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e 's/^      size: 1600m$/      size: 2368m/' \
+  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' "$RUN_DIR/conf/config.yaml"
+for setting in '  numberOfTaskSlots: 4' '      size: 2368m' '      size: 1024m'; do
   grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
 done
 # JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
@@ -107,7 +137,7 @@ for size in "$small" "$large"; do
   topics --create --topic "input-$size" --partitions 4 --replication-factor 1 > /dev/null
   log "generating $size records into input-$size"
   start=$SECONDS
-  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" \
+  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" --delayed-share "$delayed_share" \
     --truth "$WORK/truth-$size.csv" > "$WORK/generate-$size.log" 2>&1 || { log "generation failed: $WORK/generate-$size.log"; exit 1; }
   log "generated $size records in $((SECONDS - start)) s"
 done
@@ -120,14 +150,23 @@ end_offsets() {
     --topic "$1" 2>> "$WORK/get-offsets.log" | awk -F: '{ sum += $3 } END { print sum + 0 }'
 }
 
+CLOCK_TICKS=$(getconf CLK_TCK)
+# process_cpu_ticks <name>: user + system CPU of the cluster process <name> (its pid file), in clock ticks.
+process_cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$(cat "$RUN_DIR/pids/$1.pid")/stat")
+  awk '{ print $12 + $13 }' <<< "${stat##*) }" # utime and stime, fields 14 and 15 of stat, after "pid (comm) "
+}
+
 # run <variant> <size> <round>: one bounded run; appends "variant size round seconds" to $RESULTS.
 run() {
   local variant=$1 size=$2 round=$3
   local id="$variant-$size-r$round"
   topics --create --topic "out-$id" --partitions "$PARALLELISM" --replication-factor 1 > /dev/null
   topics --create --topic "dlq-$id" --partitions 1 --replication-factor 1 > /dev/null
-  local job submitted_ms
+  local job submitted_ms tm_cpu_before broker_cpu_before
   submitted_ms=$(date +%s%3N)
+  tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka)
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
@@ -150,11 +189,16 @@ run() {
     log "$id: the output holds $written offsets, fewer than the $size records read"
     exit 1
   fi
-  local millis end_ms
+  local millis end_ms tm_cpu broker_cpu
+  tm_cpu=$(( $(process_cpu_ticks taskmanager-0) - tm_cpu_before )) broker_cpu=$(( $(process_cpu_ticks kafka) - broker_cpu_before ))
   read -r millis end_ms < <(curl -sf "$REST/jobs/$job" | jq -r '"\(.duration) \(."end-time")"')
   # seconds: Flink's job duration; from_submit: from the jar upload (what a user waits, main() and its checks included) to the end
-  printf '%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
-    "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" >> "$RESULTS"
+  # CPU seconds of the TaskManager and of the broker from submission to the end (/proc: user + system): unlike
+  # times, what a run costs in CPU hardly moves with what else the shared machine runs.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+    "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+    "$(awk -v t="$tm_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" \
+    "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
@@ -187,11 +231,13 @@ if [[ -n $profile ]]; then
     rm -f "$WORK/$variant.json"
     log "profile of $variant: $profile/$variant.txt"
   done
+  python3 "$REPO/bench/profile/side_by_side.py" "$profile" "${VARIANTS[@]}" > "$profile/summary.md"
+  log "profiles side by side: $profile/summary.md"
   RESULTS=$WORK/runs.tsv
 fi
 
 report() {
-  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions);"
+  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share);"
   echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots; time = Flink's job duration (REST)."
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo

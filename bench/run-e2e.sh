@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end benchmarks: builds the project, starts a Kafka broker of its own (deploy/local/cluster.sh
 # start-kafka, on ports 19092/19093 under bench/target/e2e/kafka), runs every comparison and writes
-# docs/BENCHMARKS.md with docs/img/*.png. The broker is stopped on exit, also after a failure.
+# docs/BENCHMARKS-MINICLUSTER.md with docs/img/*.png. The broker is stopped on exit, also after a failure.
 #
 #   bench/run-e2e.sh                        the full report (about 70 minutes on 2 cores)
 #   bench/run-e2e.sh --records 300000 --runs 1 --scaling 100000,300000 --out /tmp/bench-smoke

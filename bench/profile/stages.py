@@ -21,7 +21,7 @@ RULES = [
     ("digest (MD5)", r"^(sun\.security\.provider\.(MD5|DigestBase)|java\.security\.MessageDigest)"),
     ("state: RocksDB", r"^(org\.rocksdb\.|org\.apache\.flink\.state\.rocksdb\.|org\.apache\.flink\.contrib\.streaming\.state\.)"),
     ("state: heap backend", r"^org\.apache\.flink\.runtime\.state\.heap\."),
-    ("state: Bloom filters", r"^io\.impressiondedup\.state\."),
+    ("state: filters and time rules", r"^io\.impressiondedup\.state\."),
     ("envelope (de)serialization", r"^io\.impressiondedup\.operators\.model\..*Serializer\."),
     ("watermarks", r"^(org\.apache\.flink\.api\.common\.eventtime\.|io\.impressiondedup\.job\.io\.eventtime\.|"
                    r"org\.apache\.flink\.streaming\.runtime\.watermarkstatus\.|.*[Ww]atermark)"),

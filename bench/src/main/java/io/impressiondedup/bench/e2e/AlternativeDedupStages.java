@@ -39,11 +39,7 @@ final class AlternativeDedupStages {
      * the plain pass-through is one chain per subtask.
      */
     static DedupStage keyedPassThrough() {
-        return (impressions, config) -> new DedupStage.Deduplicated(
-                impressions.keyBy(new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism()), Types.INT)
-                        .map(impression -> impression, Impression.TYPE_INFO)
-                        .name("Keyed pass-through"),
-                null, null);
+        return ParsePassThrough.stage();
     }
 
     /**
@@ -51,11 +47,7 @@ final class AlternativeDedupStages {
      * TTL of the retention ({@link ExactDedupFunction}).
      */
     static DedupStage exactKeyedState(Duration retention) {
-        return (impressions, config) -> new DedupStage.Deduplicated(
-                impressions.keyBy(ExactDedupFunction.keySelector(), Types.STRING)
-                        .process(new ExactDedupFunction(retention), Impression.TYPE_INFO)
-                        .uid("exact-dedup").name("Exact dedup (ValueState with TTL)"),
-                null, null);
+        return ExactKeyedStage.of(retention);
     }
 
     /**

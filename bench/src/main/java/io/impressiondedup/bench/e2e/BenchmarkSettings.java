@@ -113,7 +113,7 @@ record BenchmarkSettings(
                 description = "Sections to run: throughput (with state), redis, fpp, scaling.")
         String sections;
 
-        @Option(names = "--out", defaultValue = "docs", description = "Where BENCHMARKS.md and img/*.png are written.")
+        @Option(names = "--out", defaultValue = "docs", description = "Where BENCHMARKS-MINICLUSTER.md and img/*.png are written.")
         Path out;
 
         @Option(names = "--work-dir", defaultValue = "bench/target/e2e",

@@ -2,9 +2,11 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
+import io.impressiondedup.job.io.kafka.NativeLz4;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -90,6 +92,12 @@ final class BytePassThrough {
      */
     static final class RawBytes implements KafkaRecordDeserializationSchema<Impression> {
         private static final long serialVersionUID = 1L;
+
+        /** As the job's source does: Kafka's LZ4 in native code also in a user-code class loader. */
+        @Override
+        public void open(DeserializationSchema.InitializationContext context) {
+            NativeLz4.load();
+        }
 
         @Override
         public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Impression> out) {

@@ -2,6 +2,7 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.state.time.TimeBuckets;
 import java.util.function.BiConsumer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -45,6 +46,20 @@ public final class ClusterBaselineJobs {
         public static void main(String[] args) throws Exception {
             run("Parse pass-through", args, (env, config) ->
                     DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config), ParsePassThrough.stage(), DedupJob.kafkaSinks(config)));
+        }
+    }
+
+    /**
+     * Entry class of the exact peer: the job's topology with exact keyed state in place of the Bloom
+     * filters, a {@code ValueState} flag per (request id, ad id) with the retention as its TTL
+     * ({@link ExactKeyedStage}), what a team writes first.
+     */
+    public static final class ExactKeyedStateJob {
+        private ExactKeyedStateJob() {}
+
+        public static void main(String[] args) throws Exception {
+            run("Exact keyed state", args, (env, config) -> DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config),
+                    ExactKeyedStage.of(TimeBuckets.DEFAULT_RETENTION), DedupJob.kafkaSinks(config)));
         }
     }
 

@@ -21,7 +21,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * Runs the end-to-end benchmarks against a Kafka broker and writes {@code BENCHMARKS.md} with its
+ * Runs the end-to-end benchmarks against a Kafka broker and writes {@code BENCHMARKS-MINICLUSTER.md} with its
  * plots. Every figure in the report comes from this run: nothing is carried over from earlier ones.
  *
  * <p>Runs of the throughput section are interleaved (variant A, B, C, then A, B, C again) so that
@@ -33,7 +33,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  */
 @Command(name = "bench/run-e2e.sh", sortOptions = false, showDefaultValues = true, abbreviateSynopsis = true, usageHelpWidth = 100,
         description = "End-to-end benchmarks: this job against pass-through, exact keyed state, Flink SQL and Redis, on a real"
-                + " Kafka broker; writes BENCHMARKS.md and plots.")
+                + " Kafka broker; writes BENCHMARKS-MINICLUSTER.md and plots.")
 public final class EndToEndBenchmark implements Callable<Integer> {
 
     /** The FPP every filter in the benchmarks is planned for: the job's default. */
@@ -85,7 +85,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         BenchmarkSettings settings = options.settings();
         Files.createDirectories(settings.workDir());
         run(settings);
-        System.out.println("wrote " + settings.out().resolve("BENCHMARKS.md"));
+        System.out.println("wrote " + settings.out().resolve(BenchmarkReport.FILE_NAME));
         return 0;
     }
 

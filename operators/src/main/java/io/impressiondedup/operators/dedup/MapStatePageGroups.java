@@ -92,7 +92,7 @@ public final class MapStatePageGroups implements BloomPageStore {
     }
 
     private long keyOf(int layer, int page) {
-        return PageAddress.pack(PageAddress.slotOf(filter.layers().get(layer).geometry()), page);
+        return PageAddress.pack(PageAddress.slotOf(filter.layer(layer).geometry()), page);
     }
 
     private PageGroup fetch(long key) {

@@ -238,6 +238,11 @@ public final class ScalableBloomFilter {
         return Collections.unmodifiableList(layers);
     }
 
+    /** Layer {@code index} (0 the first); unlike {@link #layers()}, allocates nothing: the operator asks for each page it reads. */
+    public BloomLayer layer(int index) {
+        return layers.get(index);
+    }
+
     public int layerCount() {
         return layers.size();
     }

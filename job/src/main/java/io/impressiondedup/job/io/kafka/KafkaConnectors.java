@@ -2,6 +2,7 @@ package io.impressiondedup.job.io.kafka;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.ProducerDefaults;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
@@ -39,9 +40,9 @@ public final class KafkaConnectors {
     public static final String DUPLICATES_ID_SUFFIX = "-duplicates";
     public static final String STATS_ID_SUFFIX = "-stats";
 
-    static final String MAX_REQUEST_SIZE = "max.request.size";
+    static final String MAX_REQUEST_SIZE = ProducerDefaults.MAX_REQUEST_SIZE;
     /** The producers' {@code max.request.size} unless {@code kafka.max.request.size} is given (Kafka's own default is 1 MiB). */
-    static final int DEFAULT_MAX_REQUEST_SIZE = 2 * 1024 * 1024;
+    static final int DEFAULT_MAX_REQUEST_SIZE = ProducerDefaults.DEFAULT_MAX_REQUEST_SIZE;
     /** Below this, a dead letter's own headers (reason, error, source position, hash) could not fit. */
     static final int MIN_DEAD_LETTER_BYTES = 4096;
 
@@ -139,14 +140,22 @@ public final class KafkaConnectors {
         return sink(config, topic, STATS_ID_SUFFIX, new StatsRows(topic));
     }
 
-    private static <T> KafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix, KafkaRecordSerializationSchema<T> serializer) {
+    /**
+     * The sinks' producer properties: the job's {@code kafka.*} properties, the transaction timeout, and
+     * {@link ProducerDefaults} where the user gave none (a max.request.size given is checked to be a number).
+     */
+    static Properties producerProperties(DedupJobConfig config) {
         Properties producer = clientProperties(config);
         producer.setProperty("transaction.timeout.ms", Long.toString(config.transactionTimeout().toMillis()));
-        producer.setProperty("compression.type", producer.getProperty("compression.type", "lz4"));
         producer.setProperty(MAX_REQUEST_SIZE, Integer.toString(producerMaxRequestSize(config)));
+        ProducerDefaults.applyTo(producer);
+        return producer;
+    }
+
+    private static <T> KafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix, KafkaRecordSerializationSchema<T> serializer) {
         return KafkaSink.<T>builder()
                 .setBootstrapServers(config.bootstrapServers())
-                .setKafkaProducerConfig(producer)
+                .setKafkaProducerConfig(producerProperties(config))
                 .setRecordSerializer(serializer)
                 .setDeliveryGuarantee(config.delivery())
                 // One prefix per sink: two sinks sharing transactional ids would fence each other.

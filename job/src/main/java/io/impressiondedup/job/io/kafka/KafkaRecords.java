@@ -54,6 +54,7 @@ public final class KafkaRecords {
          */
         @Override
         public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
+            NativeLz4.load(); // before the first batch is written
             if (writeDelay == null) {
                 writeDelay = OutputWriteDelay.register(context.getMetricGroup());
             }

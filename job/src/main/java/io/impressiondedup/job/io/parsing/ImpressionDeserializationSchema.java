@@ -15,6 +15,7 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
+import io.impressiondedup.job.io.kafka.NativeLz4;
 
 /**
  * Parses each Kafka record at the source into a {@link ParsedRecord}, with the parser of the input format
@@ -70,6 +71,7 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
 
     @Override
     public void open(DeserializationSchema.InitializationContext context) {
+        NativeLz4.load(); // before the first batch is fetched
         parser = RecordParser.of(settings);
     }
 

@@ -10,6 +10,7 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -188,5 +189,19 @@ public class KafkaRecordsTest {
                 .isInstanceOf(InvalidOptionException.class).hasMessageContaining("--dlq-topic dlq").hasMessageContaining("2000");
         DedupJobConfig invalid = DedupJobConfig.builder().arguments(required).kafkaProperty("max.request.size", "lots").build();
         assertThatThrownBy(() -> KafkaConnectors.producerMaxRequestSize(invalid)).hasMessageContaining("--kafka.max.request.size");
+    }
+
+    @Test
+    void theSinksCompressWithLz4InBatchesOf64KibUnlessTheUserSetsOtherwise() {
+        String[] required = {"--bootstrap-servers", "localhost:9092", "--input-topic", "in", "--output-topic", "out", "--dlq-topic", "dlq",
+            "--capacity", "1000"};
+        Properties defaults = KafkaConnectors.producerProperties(DedupJobConfig.parse(required));
+        assertThat(defaults.getProperty("compression.type")).isEqualTo("lz4");
+        assertThat(defaults.getProperty("batch.size")).isEqualTo("65536");
+        assertThat(defaults.getProperty("max.request.size")).isEqualTo(Integer.toString(2 * 1024 * 1024));
+        Properties chosen = KafkaConnectors.producerProperties(DedupJobConfig.builder().arguments(required)
+                .kafkaProperty("compression.type", "zstd").kafkaProperty("batch.size", "16384").build());
+        assertThat(chosen.getProperty("compression.type")).isEqualTo("zstd");
+        assertThat(chosen.getProperty("batch.size")).isEqualTo("16384");
     }
 }
