@@ -138,7 +138,12 @@ for setting in '  numberOfTaskSlots: 4' '      size: 2368m' '      size: 1024m';
 done
 # JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
 TASKMANAGER_JVM_OPTS="-XX:FlightRecorderOptions:stackdepth=512" "$CLUSTER" start-taskmanager
-slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
+slots=0
+for _ in $(seq 1 60); do  # the TaskManager registers before its slots show in the overview
+  slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
+  ((slots > 0)) && break
+  sleep 0.5
+done
 log "cluster up: $slots slots"
 
 topics() { "$CLUSTER" kafka-topics "$@" 2>> "$WORK/kafka-topics.log" || { log "kafka-topics $* failed: $WORK/kafka-topics.log"; exit 1; }; }
