@@ -4,6 +4,7 @@
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
 #                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
+#                                 [--restored-from SAVEPOINT --restored-capacity N]
 #
 # Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
 # keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
@@ -35,6 +36,9 @@
 # cluster and data.
 # --delayed-share 0.01: the inputs come with that share of requests from delayed clients (written 1 to
 # 20 h after their event time, the generator's defaults).
+# --restored-from SAVEPOINT --restored-capacity N: adds the variant dedup-rocksdb-restored, this job on
+# RocksDB started from SAVEPOINT (e.g. one `dedup-tools.jar bootstrap` wrote with 50M impressions) with
+# --capacity N (the plan it was written with), reading the same inputs: the speed with a large state.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,7 +56,7 @@ PARALLELISM=2
 # the same for both sizes so that only the record count differs between t(small) and t(large).
 CAPACITY=1000000
 
-rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0
+rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0 restored_from="" restored_capacity=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -63,7 +67,9 @@ while [[ $# -gt 0 ]]; do
     --variants) variants=$2; shift 2 ;;
     --before-jar) before_jar=$(realpath "$2"); shift 2 ;;
     --delayed-share) delayed_share=$2; shift 2 ;;
-    *) sed -n '2,38p' "$0"; exit 2 ;;
+    --restored-from) restored_from=$(realpath "$2"); shift 2 ;;
+    --restored-capacity) restored_capacity=$2; shift 2 ;;
+    *) sed -n '2,42p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -77,6 +83,10 @@ read -r -a VARIANTS <<< "${variants:-${ALL_VARIANTS[*]}}"
 for variant in "${VARIANTS[@]}"; do
   [[ " ${ALL_VARIANTS[*]} " == *" $variant "* ]] || { echo "unknown variant '$variant' (one of: ${ALL_VARIANTS[*]})" >&2; exit 2; }
 done
+if [[ -n $restored_from ]]; then
+  [[ -n $restored_capacity ]] || { echo "--restored-from needs --restored-capacity (the --capacity it was written with)" >&2; exit 2; }
+  VARIANTS+=(dedup-rocksdb-restored)
+fi
 if [[ -n $before_jar ]]; then
   for variant in "${VARIANTS[@]}"; do
     [[ $variant == dedup-* ]] && VARIANTS+=("$variant-before")
@@ -128,7 +138,12 @@ for setting in '  numberOfTaskSlots: 4' '      size: 2368m' '      size: 1024m';
 done
 # JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
 TASKMANAGER_JVM_OPTS="-XX:FlightRecorderOptions:stackdepth=512" "$CLUSTER" start-taskmanager
-slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
+slots=0
+for _ in $(seq 1 60); do  # the TaskManager registers before its slots show in the overview
+  slots=$(curl -sf "$REST/overview" | jq -r '."slots-total"')
+  ((slots > 0)) && break
+  sleep 0.5
+done
 log "cluster up: $slots slots"
 
 topics() { "$CLUSTER" kafka-topics "$@" 2>> "$WORK/kafka-topics.log" || { log "kafka-topics $* failed: $WORK/kafka-topics.log"; exit 1; }; }
@@ -167,10 +182,14 @@ run() {
   local job submitted_ms tm_cpu_before broker_cpu_before
   submitted_ms=$(date +%s%3N)
   tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka)
-  job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" -- \
+  local restore=() capacity=$CAPACITY
+  if [[ $variant == dedup-rocksdb-restored ]]; then
+    restore=(--from-savepoint "$restored_from") capacity=$restored_capacity
+  fi
+  job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" "${restore[@]}" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
-    --capacity "$CAPACITY" --parallelism "$PARALLELISM" --state-backend "$(backend_of "$variant")" \
+    --capacity "$capacity" --parallelism "$PARALLELISM" --state-backend "$(backend_of "$variant")" \
     --checkpoint-interval 5s 2> "$WORK/submit-$id.log") || { log "$id: submission failed: $(tail -n 3 "$WORK/submit-$id.log")"; exit 1; }
   local state
   while true; do

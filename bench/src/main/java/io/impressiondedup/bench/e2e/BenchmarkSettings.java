@@ -37,11 +37,13 @@ record BenchmarkSettings(
         Path workDir) {
 
     /**
-     * Every variant id, in {@link Variant}'s order: the default of {@code --variants}. A constant
-     * rather than {@code Variant.ids()} so that {@code --help} does not initialize {@link Variant},
-     * whose stages need the job's classes; {@link Options#settings()} checks that it matches.
+     * The default of {@code --variants}: the comparison of the report, in {@link Variant}'s order (the
+     * {@code --stats-topic} and Avro variants are for their own sections of bench/README.md, asked for
+     * by name). A constant rather than derived from {@code Variant} so that {@code --help} does not
+     * initialize {@link Variant}, whose stages need the job's classes; {@link Options#settings()}
+     * checks that each is a variant.
      */
-    static final String ALL_VARIANTS = "byte-pass-through,pass-through,pass-through-keyed,bloom-rocksdb,bloom-heap,exact-rocksdb,exact-heap,sql-rocksdb";
+    static final String DEFAULT_VARIANTS = "byte-pass-through,pass-through,pass-through-keyed,bloom-rocksdb,bloom-heap,exact-rocksdb,exact-heap,sql-rocksdb";
 
     /** The parts of the report; a quick run may pick some. */
     enum Section {
@@ -82,7 +84,7 @@ record BenchmarkSettings(
                 description = "Runs of each variant over the same input, interleaved; the report gives the median.")
         int runs;
 
-        @Option(names = "--variants", defaultValue = ALL_VARIANTS,
+        @Option(names = "--variants", defaultValue = DEFAULT_VARIANTS,
                 description = "Variants compared for throughput and state, comma-separated.")
         String variants;
 
@@ -163,8 +165,8 @@ record BenchmarkSettings(
                 }
                 scalingRecords.add(parsed);
             }
-            if (!csv(ALL_VARIANTS).equals(Variant.ids())) {
-                throw new IllegalStateException("BenchmarkSettings.ALL_VARIANTS " + ALL_VARIANTS + " is not the list of variants "
+            if (!Variant.ids().containsAll(csv(DEFAULT_VARIANTS))) {
+                throw new IllegalStateException("BenchmarkSettings.DEFAULT_VARIANTS " + DEFAULT_VARIANTS + " names a variant not in "
                         + Variant.ids());
             }
             return new BenchmarkSettings(
