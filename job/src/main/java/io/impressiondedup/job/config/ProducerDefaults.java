@@ -14,13 +14,13 @@ import java.util.Properties;
  *   <li>{@code batch.size=65536} (64 KiB; Kafka's default is 16 KiB). Every LZ4 batch allocates two
  *       64 KiB block buffers however few records it holds, and the broker's cost is per request as
  *       much as per byte. With records of about 400 B, those buffers were 1.4 KB of garbage per record
- *       at 16 KiB batches, the largest allocation of the whole job (TaskManager profile, bench/README.md):
+ *       at 16 KiB batches, the largest allocation of the whole job (TaskManager profile, bench/results/2026-11-26-cluster-profile.md):
  *       131 KB per batch, so about 90 records a batch (Kafka sizes a batch by its estimated compressed
  *       bytes), and a produce request per 90 records for the broker. Not larger: a producer holds up to a batch per
  *       partition it writes to, within its {@code buffer.memory} (Kafka's 32 MiB), and the sinks write
  *       to every partition of their topic: 64 KiB batches leave room for 512 partitions before a send
- *       waits for memory. Batches still leave after {@code linger.ms} (Kafka's 5 ms) when traffic is
- *       light, so latency does not change.
+ *       waits for memory. A batch still leaves after {@code linger.ms} (Kafka's 5 ms) however full it
+ *       is, so a light stream's records are not held longer (reasoned from Kafka's rules, not measured).
  *   <li>{@code max.request.size=2097152} (2 MiB; Kafka's default is 1 MiB), so that a record the
  *       source admits ({@code --max-record-bytes}) and its dead letter fit a request.
  * </ul>

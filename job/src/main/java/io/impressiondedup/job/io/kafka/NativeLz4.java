@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * loader. A job submitted to a cluster runs in a user-code class loader, so every batch the job read
  * and wrote went through the pure-Java codec (lz4-java 1.10 has only its bounds-checked "safe" variant
  * left): on the standalone cluster, LZ4 was the largest stage of the TaskManager's CPU profile, for
- * the baselines as for the job (bench/results/2026-11-25-cluster-profile.md). The local run and the
+ * the baselines as for the job (bench/results/2026-11-26-cluster-profile.md). The local run and the
  * tests, with the job on the application class path, already had the native codec.
  *
  * <p><b>How.</b> {@link #load()} asks lz4-java for its native codec once per class loader, at the
