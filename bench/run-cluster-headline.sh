@@ -4,7 +4,8 @@
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
 #                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
-#                                 [--restored-from SAVEPOINT --restored-capacity N]
+#                                 [--restored-from SAVEPOINT --restored-capacity N [--restored-variant LABEL=ARGS ...]]
+#                                 [--tm-task-heap SIZE] [--span DURATION] [--flink-conf 'KEY: VALUE' ...]
 #
 # Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
 # keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
@@ -39,6 +40,17 @@
 # --restored-from SAVEPOINT --restored-capacity N: adds the variant dedup-rocksdb-restored, this job on
 # RocksDB started from SAVEPOINT (e.g. one `dedup-tools.jar bootstrap` wrote with 50M impressions) with
 # --capacity N (the plan it was written with), reading the same inputs: the speed with a large state.
+# --restored-variant LABEL=ARGS (repeatable): one more restored variant, dedup-rocksdb-restored-LABEL, with the
+# job arguments ARGS added (e.g. cache256m="--page-cache-bytes 256mb"): settings measured side by side.
+# --span DURATION: the event time the inputs cover (the generator's --span, default 4d). With a large restored
+# state, give the span that plan's traffic would take for these records (25M a day: 4M records in about 4h):
+# over the default 4 days the watermark crosses three midnights in a two-minute run, and each bucket expiry
+# rewrites every page group that holds a page of the expired bucket, i.e. the whole state, once a day in
+# production but three times in one run here.
+# --flink-conf 'KEY: VALUE' (repeatable): a line added to the cluster's config.yaml, for settings an operator
+# makes cluster-wide, such as state.backend.rocksdb.* options; they apply to every variant of the run.
+# --tm-task-heap SIZE: the TaskManager's task heap (taskmanager.memory.task.heap.size, config.yaml's 384m by
+# default; the process size grows with it), for settings that need more heap, such as a larger --page-cache-bytes.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,6 +69,9 @@ PARALLELISM=2
 CAPACITY=1000000
 
 rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0 restored_from="" restored_capacity=""
+tm_task_heap_mb=384 span=4d
+flink_conf=()
+declare -A RESTORED_ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -69,7 +84,17 @@ while [[ $# -gt 0 ]]; do
     --delayed-share) delayed_share=$2; shift 2 ;;
     --restored-from) restored_from=$(realpath "$2"); shift 2 ;;
     --restored-capacity) restored_capacity=$2; shift 2 ;;
-    *) sed -n '2,42p' "$0"; exit 2 ;;
+    --restored-variant)
+      [[ $2 =~ ^([A-Za-z0-9]+)=(.*)$ ]] || { echo "--restored-variant takes LABEL=ARGS (LABEL letters and digits), got '$2'" >&2; exit 2; }
+      RESTORED_ARGS[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+    --span) span=$2; shift 2 ;;
+    --flink-conf)
+      [[ $2 =~ ^[a-z0-9.-]+:\ .+$ ]] || { echo "--flink-conf takes 'key: value', got '$2'" >&2; exit 2; }
+      flink_conf+=("$2"); shift 2 ;;
+    --tm-task-heap)
+      [[ $2 =~ ^[0-9]+m$ ]] || { echo "--tm-task-heap takes a size in megabytes like 1024m, got '$2'" >&2; exit 2; }
+      tm_task_heap_mb=${2%m}; shift 2 ;;
+    *) sed -n '2,53p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -86,6 +111,11 @@ done
 if [[ -n $restored_from ]]; then
   [[ -n $restored_capacity ]] || { echo "--restored-from needs --restored-capacity (the --capacity it was written with)" >&2; exit 2; }
   VARIANTS+=(dedup-rocksdb-restored)
+  for label in $(printf '%s\n' "${!RESTORED_ARGS[@]}" | sort); do
+    VARIANTS+=("dedup-rocksdb-restored-$label")
+  done
+elif ((${#RESTORED_ARGS[@]} > 0)); then
+  echo "--restored-variant needs --restored-from" >&2; exit 2
 fi
 if [[ -n $before_jar ]]; then
   for variant in "${VARIANTS[@]}"; do
@@ -127,14 +157,20 @@ RESULTS=$WORK/runs.tsv
 trap '"$CLUSTER" stop || true' EXIT
 log "starting Kafka and the JobManager"
 "$CLUSTER" start 0
+# The process size is the sum of config.yaml's components (1600m), plus the metaspace and task heap added here.
+tm_process_size=$((1600 + 768 + tm_task_heap_mb - 384))m
 # Metaspace 256m -> 1024m (and the process size with it): every job submitted to the session loads its jar in a
 # class loader of its own, which the Kafka connector's unclosed admin clients keep alive after the job (the
 # known issue in deploy/README.md): metaspace grows ~15 MB a job; at 256m it died of "OutOfMemoryError:
 # Metaspace" at the 21st job of a 3-round run.
-sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e 's/^      size: 1600m$/      size: 2368m/' \
-  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' "$RUN_DIR/conf/config.yaml"
-for setting in '  numberOfTaskSlots: 4' '      size: 2368m' '      size: 1024m'; do
+sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e "s/^      size: 1600m\$/      size: $tm_process_size/" \
+  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' \
+  -e "/^    task:/{n;n;s/^        size: 384m\$/        size: ${tm_task_heap_mb}m/}" "$RUN_DIR/conf/config.yaml"
+for setting in '  numberOfTaskSlots: 4' "      size: $tm_process_size" '      size: 1024m' "        size: ${tm_task_heap_mb}m"; do
   grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
+done
+for line in "${flink_conf[@]}"; do
+  printf '%s\n' "$line" >> "$RUN_DIR/conf/config.yaml"
 done
 # JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
 TASKMANAGER_JVM_OPTS="-XX:FlightRecorderOptions:stackdepth=512" "$CLUSTER" start-taskmanager
@@ -152,7 +188,7 @@ for size in "$small" "$large"; do
   topics --create --topic "input-$size" --partitions 4 --replication-factor 1 > /dev/null
   log "generating $size records into input-$size"
   start=$SECONDS
-  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" --delayed-share "$delayed_share" \
+  java -jar "$GENERATOR_JAR" generate --count "$size" --topic "input-$size" --bootstrap-servers "$BOOTSTRAP" --delayed-share "$delayed_share" --span "$span" \
     --truth "$WORK/truth-$size.csv" > "$WORK/generate-$size.log" 2>&1 || { log "generation failed: $WORK/generate-$size.log"; exit 1; }
   log "generated $size records in $((SECONDS - start)) s"
 done
@@ -182,15 +218,18 @@ run() {
   local job submitted_ms tm_cpu_before broker_cpu_before
   submitted_ms=$(date +%s%3N)
   tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka)
-  local restore=() capacity=$CAPACITY
-  if [[ $variant == dedup-rocksdb-restored ]]; then
+  local restore=() capacity=$CAPACITY extra=()
+  if [[ $variant == dedup-rocksdb-restored* ]]; then
     restore=(--from-savepoint "$restored_from") capacity=$restored_capacity
+    local label=${variant%-before}
+    label=${label#dedup-rocksdb-restored}
+    [[ -n $label ]] && read -r -a extra <<< "${RESTORED_ARGS[${label#-}]}"
   fi
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" "${restore[@]}" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \
     --capacity "$capacity" --parallelism "$PARALLELISM" --state-backend "$(backend_of "$variant")" \
-    --checkpoint-interval 5s 2> "$WORK/submit-$id.log") || { log "$id: submission failed: $(tail -n 3 "$WORK/submit-$id.log")"; exit 1; }
+    --checkpoint-interval 5s "${extra[@]}" 2> "$WORK/submit-$id.log") || { log "$id: submission failed: $(tail -n 3 "$WORK/submit-$id.log")"; exit 1; }
   local state
   while true; do
     state=$("$JOB" status "$job")
@@ -256,8 +295,14 @@ if [[ -n $profile ]]; then
 fi
 
 report() {
-  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share);"
-  echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots; time = Flink's job duration (REST)."
+  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share, event time over $span);"
+  echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots, task heap ${tm_task_heap_mb}m, process size $tm_process_size; time = Flink's job duration (REST)."
+  for line in "${flink_conf[@]}"; do
+    echo "config.yaml: $line"
+  done
+  for label in $(printf '%s\n' "${!RESTORED_ARGS[@]}" | sort); do
+    echo "dedup-rocksdb-restored-$label: the restored variant with ${RESTORED_ARGS[$label]}"
+  done
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo
   python3 "$REPO/bench/cluster_report.py" "$RESULTS" "$small" "$large" "${VARIANTS[@]}"
