@@ -97,7 +97,8 @@ public final class EliasFanoSection {
         EliasFanoSection section = new EliasFanoSection(count, lowBits, highBits, words);
         int ones = 0;
         for (int w = 0; w < wordsFor(highBits); w++) {
-            ones += Long.bitCount(section.highWord(w));
+            int end = highBits - (w << 6);
+            ones += Long.bitCount(end >= 64 ? words[w] : words[w] & ((1L << end) - 1));
         }
         checkArgument(ones == count, "the high vector holds %s values, but the count is %s", ones, count);
         checkArgument(bit(words, highBits - 1), "the high vector does not end with a value's bit");
