@@ -152,6 +152,12 @@ public final class FingerprintPage {
         return index >= 0 ? sections[index].count() : 0;
     }
 
+    /** The section of {@code bucket}'s band {@code band}, or {@code null}. */
+    public EliasFanoSection section(long bucket, int band) {
+        int index = indexOf(bucket, band);
+        return index >= 0 ? sections[index] : null;
+    }
+
     /** Drops every section of {@code bucket} (its expiry); returns whether any was dropped. */
     public boolean removeBucket(long bucket) {
         int from = 0;
