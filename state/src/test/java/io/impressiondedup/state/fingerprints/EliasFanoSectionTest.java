@@ -1,0 +1,145 @@
+package io.impressiondedup.state.fingerprints;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.util.BitSet;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class EliasFanoSectionTest {
+
+    private static long[] distinctSorted(long range, int count, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        TreeSet<Long> values = new TreeSet<>();
+        while (values.size() < count) {
+            values.add(random.nextLong(range));
+        }
+        return values.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    @Test
+    void aSectionOfOneValueHoldsThatValueAndNoOther() {
+        EliasFanoSection section = EliasFanoSection.of(1000, 417);
+        assertThat(section.count()).isEqualTo(1);
+        assertThat(section.contains(417)).isTrue();
+        for (long v = 0; v < 1000; v++) {
+            assertThat(section.contains(v)).as("value %s", v).isEqualTo(v == 417);
+        }
+    }
+
+    @Test
+    void theEdgeValuesZeroAndTheLastOfTheRangeAreFound() {
+        long range = 1L << 40;
+        EliasFanoSection section = EliasFanoSection.of(range, new long[] {0, 12345, range - 1});
+        assertThat(section.contains(0)).isTrue();
+        assertThat(section.contains(range - 1)).isTrue();
+        assertThat(section.contains(1)).isFalse();
+        assertThat(section.contains(range - 2)).isFalse();
+        assertThat(section.contains(range)).isFalse();
+        assertThat(section.contains(-1)).isFalse();
+        assertThat(section.lastValue()).isEqualTo(range - 1);
+        assertThat(EliasFanoSection.of(7, 6).with(0, 7).values()).containsExactly(0, 6);
+    }
+
+    @Test
+    void aSectionOfThousandsAnswersExactlyForEveryValueOfItsRange() {
+        long range = 300_000;
+        long[] values = distinctSorted(range, 5_000, 1);
+        EliasFanoSection section = EliasFanoSection.of(range, values);
+        BitSet expected = new BitSet();
+        for (long v : values) {
+            expected.set((int) v);
+        }
+        for (int v = 0; v < range; v++) {
+            if (section.contains(v) != expected.get(v)) {
+                throw new AssertionError("value " + v + ": contains says " + section.contains(v));
+            }
+        }
+        assertThat(section.values()).containsExactly(values);
+        assertThat(section.count()).isEqualTo(5_000);
+    }
+
+    @Test
+    void denseSectionsWithoutLowBitsAnswerExactly() {
+        long[] values = distinctSorted(100, 70, 2);
+        EliasFanoSection section = EliasFanoSection.of(100, values);
+        assertThat(section.lowBits()).isZero();
+        for (long v = 0; v < 100; v++) {
+            assertThat(section.contains(v)).as("value %s", v).isEqualTo(java.util.Arrays.binarySearch(values, v) >= 0);
+        }
+    }
+
+    @Test
+    void insertingOneByOneGivesTheSectionEncodedAtOnce() {
+        long range = 1_000_000;
+        long[] values = distinctSorted(range, 800, 3);
+        long[] shuffled = values.clone();
+        SplittableRandom random = new SplittableRandom(4);
+        for (int i = shuffled.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = shuffled[i];
+            shuffled[i] = shuffled[j];
+            shuffled[j] = t;
+        }
+        EliasFanoSection section = EliasFanoSection.of(range, shuffled[0]);
+        for (int i = 1; i < shuffled.length; i++) {
+            section = section.with(shuffled[i], range);
+            assertThat(section.count()).isEqualTo(i + 1);
+        }
+        assertThat(section).isEqualTo(EliasFanoSection.of(range, values));
+    }
+
+    @Test
+    void insertingAValueAlreadyHeldReturnsTheSameSection() {
+        EliasFanoSection section = EliasFanoSection.of(1000, new long[] {3, 500});
+        assertThat(section.with(500, 1000)).isSameAs(section);
+    }
+
+    @Test
+    void theLowPartsAreFloorLog2OfRangeOverCountBits() {
+        assertThat(EliasFanoSection.lowBitsFor(5952 * 130L, 130)).isEqualTo(12);
+        assertThat(EliasFanoSection.lowBitsFor(8192, 1)).isEqualTo(13);
+        assertThat(EliasFanoSection.lowBitsFor(8191, 1)).isEqualTo(12);
+        assertThat(EliasFanoSection.lowBitsFor(10, 6)).isZero();
+        assertThatThrownBy(() -> EliasFanoSection.lowBitsFor(10, 11)).hasMessage("count must be in [1, 10], but was 11");
+    }
+
+    /** Elias-Fano: H = (last >>> l) + c < 3c and c l low bits, so under log2(U/c) + 3 bits a value; about + 2 for random values. */
+    @Test
+    void theEncodingTakesAboutTwoBitsAboveLog2RangeOverCountPerValue() {
+        long range = 5952 * 130L;
+        EliasFanoSection section = EliasFanoSection.of(range, distinctSorted(range, 130, 5));
+        double bitsPerValue = (double) section.encodedBits() / 130;
+        double log2 = Math.log(5952) / Math.log(2);
+        assertThat(bitsPerValue).isBetween(log2 + 1.5, log2 + 2.5);
+        assertThat(section.encodedBits()).isEqualTo(section.highBits() + 130L * 12);
+    }
+
+    @Test
+    void aValueOutsideTheRangeIsRefusedNamingIt() {
+        assertThatThrownBy(() -> EliasFanoSection.of(100, 7).with(100, 100)).hasMessage("value 100 is outside [0, 100)");
+        assertThatThrownBy(() -> EliasFanoSection.of(100, new long[] {5, 5})).hasMessage(
+                "values must be strictly increasing, but 5 follows 5");
+    }
+
+    @Test
+    void aLookupAllocatesNothing() {
+        long range = 1L << 30;
+        EliasFanoSection section = EliasFanoSection.of(range, distinctSorted(range, 600, 6));
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        SplittableRandom random = new SplittableRandom(7);
+        int found = 0;
+        for (int i = 0; i < 200_000; i++) { // warm up, so the measured loop runs compiled
+            found += section.contains(random.nextLong(range)) ? 1 : 0;
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 200_000; i++) {
+            found += section.contains(random.nextLong(range)) ? 1 : 0;
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertThat(allocated).as("bytes allocated by 200,000 lookups (%s found)", found).isLessThan(1024);
+    }
+}

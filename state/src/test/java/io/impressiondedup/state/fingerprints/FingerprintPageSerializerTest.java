@@ -1,0 +1,113 @@
+package io.impressiondedup.state.fingerprints;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.impressiondedup.state.TestElements;
+import java.io.IOException;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class FingerprintPageSerializerTest {
+
+    private static final FingerprintPageSerializer SERIALIZER = FingerprintPageSerializer.INSTANCE;
+
+    private static byte[] bytes(FingerprintPage page) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        SERIALIZER.serialize(page, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private static FingerprintPage read(byte[] bytes) throws IOException {
+        return SERIALIZER.deserialize(new DataInputDeserializer(bytes));
+    }
+
+    private static byte[] hex(String hex) {
+        String[] parts = hex.trim().split("\\s+");
+        byte[] out = new byte[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = (byte) Integer.parseInt(parts[i], 16);
+        }
+        return out;
+    }
+
+    /** {0, 5, 15} in U = 16: l = 2, highs 0, 1, 3 at bits 0, 2, 5 (H = 6), lows 0, 1, 3 from bit 6; {7} in U = 1000: l = 9. */
+    private static FingerprintPage smallPage() {
+        FingerprintPage page = new FingerprintPage();
+        page.insertValue(20_000, 0, 0, 16);
+        page.insertValue(20_000, 0, 5, 16);
+        page.insertValue(20_000, 0, 15, 16);
+        page.insertValue(20_001, 1, 7, 1000);
+        return page;
+    }
+
+    @Test
+    void formatV1IsPinnedByteForByte() throws IOException {
+        assertThat(bytes(smallPage())).isEqualTo(hex(
+                "02" // sections
+                        + " C0 B8 02 00 03 02 25 0D" // zigzag(20000) = 40000, band 0, c 3, l 2, stream 0b1100_0010_0101 over 12 bits
+                        + " 02 01 01 09 0F 00")); // delta 1, band 1, c 1, l 9, stream: high bit 0, low 7 in bits 1..9
+        assertThat(read(bytes(smallPage()))).isEqualTo(smallPage());
+        assertThat(smallPage().encodedBytes()).isEqualTo(15);
+    }
+
+    @Test
+    void aPageRoundTripsSectionForSectionAndKeepsEveryKey() throws IOException {
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(3_000, 0.001, 5, 2);
+        FingerprintPage[] pages = {new FingerprintPage(), new FingerprintPage()};
+        long[][] keys = new TestElements(3).next(9_000);
+        long[] held = new long[3];
+        for (int i = 0; i < keys[0].length; i++) {
+            int b = i % 3;
+            if (pages[sizing.pageOf(keys[0][i])].insert(-1 + b, sizing.bandFor(held[b]), keys[1][i], sizing)) {
+                held[b]++;
+            }
+        }
+        FingerprintPage[] read = {read(bytes(pages[0])), read(bytes(pages[1]))};
+        for (int p = 0; p < 2; p++) {
+            assertThat(read[p]).isEqualTo(pages[p]);
+            assertThat(bytes(read[p])).isEqualTo(bytes(pages[p]));
+            assertThat(pages[p].encodedBytes()).isEqualTo(bytes(pages[p]).length);
+        }
+        for (int i = 0; i < keys[0].length; i++) {
+            assertThat(read[sizing.pageOf(keys[0][i])].mightContain(-1 + i % 3, keys[1][i], sizing)).as("key %s", i).isTrue();
+        }
+        assertThat(read[0].count(-1) + read[1].count(-1)).isEqualTo(held[0]);
+    }
+
+    @Test
+    void anEmptyPageIsOneByte() throws IOException {
+        assertThat(bytes(new FingerprintPage())).containsExactly(0);
+        assertThat(read(new byte[] {0}).isEmpty()).isTrue();
+    }
+
+    @Test
+    void corruptInputThrowsAnIOExceptionNamingWhatIsWrong() {
+        assertThatThrownBy(() -> read(hex("FF FF 01"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: 32767 sections (at most 4096)");
+        assertThatThrownBy(() -> read(hex("01 02 11 01 00"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 17): band above 16");
+        assertThatThrownBy(() -> read(hex("02 02 00 01 00 01 00 00 01 00 01"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 1 (bucket 1, band 0) does not follow bucket 1, band 0");
+        assertThatThrownBy(() -> read(hex("01 02 00 FF FF FF FF 0F 3E"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 0): 4294967295 values of 62 low bits"
+                        + " (at most 33554432 bits, 62 low bits)");
+        assertThatThrownBy(() -> read(hex("01 02 00 03 02 25"))).isInstanceOf(IOException.class); // stream ends early
+        assertThatThrownBy(() -> read(hex("01 02 00 00 00"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 0): 0 values of 0 low bits"
+                        + " (at most 33554432 bits, 62 low bits)");
+        // two values of high part 0 (bits 0 and 1), l = 2, low parts 3 then 1: 0b01_11_11
+        assertThatThrownBy(() -> read(hex("01 02 00 02 02 1F"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 0): values must be strictly increasing,"
+                        + " but value 1 is 1 after 3");
+        assertThatThrownBy(() -> read(hex("01 02 00 01 00 81"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 0): bits after the end of the stream are not zero");
+    }
+
+    @Test
+    void aSnapshotRestoresTheSerializer() {
+        assertThat(new FingerprintPageSerializer.Snapshot().restoreSerializer()).isEqualTo(SERIALIZER);
+        assertThat(SERIALIZER.copy(smallPage())).isEqualTo(smallPage());
+    }
+}
