@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * The sorted distinct values of one (bucket, band) section of a {@link FingerprintPage}, each in {@code
- * [0, U)}, Elias-Fano coded: immutable; an insert returns the re-encoded section.
+ * [0, U)}, Elias-Fano coded: immutable; an insert returns a new section, spliced from this one ({@link #with}).
  *
  * <p><b>Encoding</b> (Elias 1974, Fano 1971; Vigna, "Quasi-succinct indices", WSDM 2013). For c values
  * in {@code [0, U)} take {@code l = max(0, floor(log2(U / c)))} low bits. Value i splits into its low
@@ -114,37 +114,54 @@ public final class EliasFanoSection {
 
     /** Whether {@code value} is in the section; reads only the high vector up to its high part and the low parts that share it. */
     public boolean contains(long value) {
-        if (value < 0) {
-            return false;
-        }
+        return contains(words, 0, count, lowBits, highBits, value);
+    }
+
+    /**
+     * {@link #contains} on a stream stored from word {@code base} of {@code words} (a page keeps its sections'
+     * streams in one array).
+     */
+    static boolean contains(long[] words, int base, int count, int lowBits, int highBits, long value) {
+        return value >= 0 && search(words, base, count, lowBits, highBits, value) < 0;
+    }
+
+    /**
+     * Where {@code value} (not negative) is in the stream from word {@code base}: {@code -(index) - 1} if it is
+     * there, else the index it would take (the number of smaller values). The values with high part {@code h}
+     * sit right after the h-th zero of the high vector (or at its start), so a search selects that zero and
+     * compares only their low parts; a high part beyond the last value's returns before reading any word.
+     */
+    static int search(long[] words, int base, int count, int lowBits, int highBits, long value) {
         long high = value >>> lowBits;
         int zeros = highBits - count;
         if (high > zeros) {
-            return false;
+            return count;
         }
-        // The values with high part `high` sit right after the high-th zero of the vector (or at its start).
-        int position = high == 0 ? 0 : selectZero((int) high - 1) + 1;
+        int position = high == 0 ? 0 : selectZero(words, base, highBits, (int) high - 1) + 1;
         int index = position - (int) high;
-        long low = value & lowMask();
-        for (; position < highBits && bit(words, position); position++, index++) {
-            long candidate = lowPart(index);
+        long low = value & lowMask(lowBits);
+        long first = (long) base << 6;
+        for (; position < highBits && bit(words, first + position); position++, index++) {
+            long candidate = lowPart(words, base, lowBits, highBits, index);
             if (candidate >= low) {
-                return candidate == low;
+                return candidate == low ? -index - 1 : index;
             }
         }
-        return false;
+        return index;
     }
 
-    /** Position of the zero with rank {@code rank} (0-based) in the high vector; the vector holds more zeros than {@code rank}. */
-    private int selectZero(int rank) {
+    /**
+     * Position of the zero with rank {@code rank} (0-based) in the high vector from word {@code base}; the vector
+     * holds more zeros than {@code rank}. Skips whole words by their zero count ({@link Long#bitCount}), then
+     * clears the lower zeros of the word that holds it.
+     */
+    static int selectZero(long[] words, int base, int highBits, int rank) {
         int left = rank;
+        int last = (highBits - 1) >>> 6;
         for (int w = 0; ; w++) {
-            long zeros = ~highWord(w);
-            if (w == (highBits - 1) >>> 6) {
-                int tail = highBits & 63;
-                if (tail != 0) {
-                    zeros &= (1L << tail) - 1;
-                }
+            long zeros = ~words[base + w];
+            if (w == last && (highBits & 63) != 0) {
+                zeros &= (1L << highBits) - 1; // the shift counts mod 64: bits past the vector's end are not zeros of it
             }
             int inWord = Long.bitCount(zeros);
             if (left < inWord) {
@@ -157,42 +174,129 @@ public final class EliasFanoSection {
         }
     }
 
-    /** Word w of the high vector, bits past the vector's end included (callers mask them). */
-    private long highWord(int w) {
-        return words[w];
-    }
-
-    private long lowMask() {
+    private static long lowMask(int lowBits) {
         return lowBits == 0 ? 0 : -1L >>> (64 - lowBits);
     }
 
     private long lowPart(int index) {
-        return lowBits == 0 ? 0 : bits(words, (long) highBits + (long) index * lowBits, lowBits);
+        return lowPart(words, 0, lowBits, highBits, index);
+    }
+
+    private static long lowPart(long[] words, int base, int lowBits, int highBits, int index) {
+        return lowBits == 0 ? 0 : bits(words, ((long) base << 6) + highBits + (long) index * lowBits, lowBits);
     }
 
     /** The section with {@code value} added ({@code this} if it holds it), encoded for {@code valueRange}. */
     public EliasFanoSection with(long value, long valueRange) {
-        checkArgument(value >= 0 && value < valueRange, "value %s is outside [0, %s)", value, valueRange);
-        if (contains(value)) {
-            return this;
+        EliasFanoSection inserted = inserted(words, 0, count, lowBits, highBits, value, valueRange);
+        return inserted == null ? this : inserted;
+    }
+
+    /**
+     * The section of the stream from word {@code base} with {@code value} added, or {@code null} if it holds it:
+     * the same stream {@link #of} would encode for the values and {@code valueRange}.
+     *
+     * <p>While {@code l = lowBitsFor(valueRange, count + 1)} equals the stream's, the new stream is spliced from
+     * the old one: with the value at index i and high part h, its one goes to bit {@code h + i} of the high
+     * vector, whose bits below stay and whose bits from there move up one (every value after it gains one
+     * predecessor); its low part goes to slot i, the other low parts copied around it as two blocks of bits.
+     * Every value before it keeps its bit, so the copy is word by word, without decoding. When l shrinks (the
+     * count crossed {@code U / 2^l}, a few times in a section's life) every value changes its split, and the
+     * section is decoded and encoded again.
+     */
+    static EliasFanoSection inserted(long[] words, int base, int count, int lowBits, int highBits, long value,
+            long valueRange) {
+        if (value < 0 || value >= valueRange) {
+            throw new IllegalArgumentException("value " + value + " is outside [0, " + valueRange + ")");
         }
-        checkArgument(count < valueRange, "a section of %s values is full for the range %s", count, valueRange);
-        long last = Math.max(lastValue(), value);
-        Encoder encoder = new Encoder(count + 1, lowBitsFor(valueRange, count + 1), last);
-        Cursor cursor = cursor();
-        boolean added = false;
-        for (int i = 0; i < count; i++) {
-            long v = cursor.next();
-            if (!added && value < v) {
-                encoder.add(value);
-                added = true;
+        int index = search(words, base, count, lowBits, highBits, value);
+        if (index < 0) {
+            return null;
+        }
+        if (count >= valueRange) {
+            throw new IllegalArgumentException("a section of " + count + " values is full for the range " + valueRange);
+        }
+        int newLowBits = lowBitsFor(valueRange, count + 1);
+        if (newLowBits != lowBits) {
+            return reencoded(words, base, count, lowBits, highBits, value, index, newLowBits);
+        }
+        long position = (value >>> lowBits) + index;
+        long newHighBits = Math.max(highBits, position) + 1;
+        checkStreamBits(count + 1, lowBits, newHighBits, value);
+        long[] out = new long[wordsFor(streamBits(count + 1, lowBits, (int) newHighBits))];
+        long first = (long) base << 6;
+        long below = Math.min(position, highBits);
+        copyBits(words, first, out, 0, below);
+        out[(int) (position >>> 6)] |= 1L << position;
+        copyBits(words, first + below, out, position + 1, highBits - below);
+        long lowsBefore = (long) index * lowBits;
+        copyBits(words, first + highBits, out, newHighBits, lowsBefore);
+        if (lowBits > 0) {
+            writeBits(out, newHighBits + lowsBefore, value & lowMask(lowBits), lowBits);
+        }
+        copyBits(words, first + highBits + lowsBefore, out, newHighBits + lowsBefore + lowBits, (long) count * lowBits - lowsBefore);
+        return new EliasFanoSection(count + 1, lowBits, (int) newHighBits, out);
+    }
+
+    /** Decodes the stream's values, {@code value} at {@code index}, and encodes them with {@code newLowBits}. */
+    private static EliasFanoSection reencoded(long[] words, int base, int count, int lowBits, int highBits, long value,
+            int index, int newLowBits) {
+        long[] values = new long[count + 1];
+        long first = (long) base << 6;
+        long position = -1;
+        for (int i = 0, j = 0; i < count; i++, j++) {
+            position = nextOne(words, first, position + 1);
+            if (j == index) {
+                values[j++] = value;
             }
+            values[j] = ((position - i) << lowBits) | lowPart(words, base, lowBits, highBits, i);
+        }
+        if (index == count) {
+            values[count] = value;
+        }
+        Encoder encoder = new Encoder(count + 1, newLowBits, values[count]);
+        for (long v : values) {
             encoder.add(v);
         }
-        if (!added) {
-            encoder.add(value);
-        }
         return encoder.finish();
+    }
+
+    /** Position (relative to {@code first}) of the first one bit at or after {@code from}; the stream holds one. */
+    private static long nextOne(long[] words, long first, long from) {
+        long position = first + from;
+        long rest = words[(int) (position >>> 6)] >>> position;
+        while (rest == 0) {
+            position = (position | 63) + 1;
+            rest = words[(int) (position >>> 6)];
+        }
+        return position + Long.numberOfTrailingZeros(rest) - first;
+    }
+
+    /** ORs {@code length} bits of {@code from} starting at bit {@code fromBit} into {@code to} at bit {@code toBit}, a word at a time. */
+    static void copyBits(long[] from, long fromBit, long[] to, long toBit, long length) {
+        for (; length >= 64; length -= 64, fromBit += 64, toBit += 64) {
+            writeBits(to, toBit, bits64(from, fromBit), 64);
+        }
+        if (length > 0) {
+            writeBits(to, toBit, bits(from, fromBit, (int) length), (int) length);
+        }
+    }
+
+    /** The 64 bits of the stream from {@code position}. */
+    private static long bits64(long[] words, long position) {
+        int word = (int) (position >>> 6);
+        int shift = (int) (position & 63);
+        return shift == 0 ? words[word] : words[word] >>> shift | words[word + 1] << (64 - shift);
+    }
+
+    /** ORs the {@code width} (1..64) low bits of {@code value} (no bits above them) into the stream at {@code position}. */
+    private static void writeBits(long[] words, long position, long value, int width) {
+        int word = (int) (position >>> 6);
+        int shift = (int) (position & 63);
+        words[word] |= value << shift;
+        if (shift + width > 64) {
+            words[word + 1] |= value >>> (64 - shift);
+        }
     }
 
     /** The largest value. */
@@ -237,6 +341,14 @@ public final class EliasFanoSection {
     /** Bits of the stream of a section with these fields. */
     public static long streamBits(int count, int lowBits, int highBits) {
         return highBits + (long) count * lowBits;
+    }
+
+    /** Refuses a stream of {@code count} values up to {@code last} above {@link #MAX_STREAM_BITS} (no boxing on the insert path). */
+    private static void checkStreamBits(int count, int lowBits, long highBits, long last) {
+        if (streamBits(count, lowBits, (int) Math.min(highBits, Integer.MAX_VALUE)) > MAX_STREAM_BITS) {
+            throw new IllegalArgumentException(
+                    "a section of " + count + " values up to " + last + " would exceed " + MAX_STREAM_BITS + " bits");
+        }
     }
 
     static int wordsFor(long bits) {
@@ -290,8 +402,7 @@ public final class EliasFanoSection {
 
         Encoder(int count, int lowBits, long last) {
             long high = (last >>> lowBits) + count;
-            checkArgument(streamBits(count, lowBits, (int) Math.min(high, Integer.MAX_VALUE)) <= MAX_STREAM_BITS,
-                    "a section of %s values up to %s would exceed %s bits", count, last, MAX_STREAM_BITS);
+            checkStreamBits(count, lowBits, high, last);
             this.count = count;
             this.lowBits = lowBits;
             this.highBits = (int) high;
