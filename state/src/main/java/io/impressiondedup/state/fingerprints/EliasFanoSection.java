@@ -54,6 +54,11 @@ public final class EliasFanoSection {
         return 63 - Long.numberOfLeadingZeros(ratio);
     }
 
+    /** A section over a stream its page holds valid (no checks: {@link #restore} checks a stream read from outside). */
+    static EliasFanoSection wrap(int count, int lowBits, int highBits, long[] words) {
+        return new EliasFanoSection(count, lowBits, highBits, words);
+    }
+
     /** The section of one value. */
     public static EliasFanoSection of(long valueRange, long value) {
         return of(valueRange, new long[] {value});
