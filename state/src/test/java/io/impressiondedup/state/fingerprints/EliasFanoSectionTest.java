@@ -180,11 +180,13 @@ class EliasFanoSectionTest {
     @Test
     void anInsertBeforeTheFirstValueAndPastTheLastHighPartSplices() {
         long range = 1 << 16;
-        long[] values = {300, 301, 4_000, 9_000};
-        EliasFanoSection section = EliasFanoSection.of(range, values); // l = 13 for 4 and 5 values
-        assertThat(section.with(0, range)).isEqualTo(EliasFanoSection.of(range, new long[] {0, 300, 301, 4_000, 9_000}));
-        assertThat(section.with(range - 1, range)).isEqualTo(EliasFanoSection.of(range, new long[] {300, 301, 4_000, 9_000, range - 1}));
-        assertThat(section.with(302, range)).isEqualTo(EliasFanoSection.of(range, new long[] {300, 301, 302, 4_000, 9_000}));
+        EliasFanoSection section = EliasFanoSection.of(range, new long[] {300, 301, 4_000, 9_000, 20_000});
+        assertThat(section.lowBits()).isEqualTo(EliasFanoSection.lowBitsFor(range, 6)).isEqualTo(13); // kept: a splice
+        assertThat(section.with(0, range)).isEqualTo(EliasFanoSection.of(range, new long[] {0, 300, 301, 4_000, 9_000, 20_000}));
+        assertThat(section.with(302, range)).isEqualTo(EliasFanoSection.of(range, new long[] {300, 301, 302, 4_000, 9_000, 20_000}));
+        // high part 7 against the last one's 2: the new one lands 5 zeros past the vector's end
+        assertThat(section.with(range - 1, range)).isEqualTo(
+                EliasFanoSection.of(range, new long[] {300, 301, 4_000, 9_000, 20_000, range - 1}));
     }
 
     /**
