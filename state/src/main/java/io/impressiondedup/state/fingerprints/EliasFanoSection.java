@@ -25,8 +25,9 @@ import java.util.Arrays;
  *
  * <p><b>In memory</b> one {@code long[]}, bit k of the stream at bit {@code k & 63} of word {@code k
  * >>> 6}: the high vector from bit 0 (so a select scans aligned words), the low parts from bit {@code
- * H}. That bit stream is also the serialized form ({@code FingerprintPageSerializer}). A lookup reads
- * the array and allocates nothing.
+ * H}. That bit stream is also the serialized form ({@code FingerprintPageSerializer}), and a {@link
+ * FingerprintPage} keeps its sections' streams one after the other in one array: the search, select and insert
+ * of this class also run on a stream at a word offset of a larger array. A lookup allocates nothing.
  */
 public final class EliasFanoSection {
 
@@ -227,7 +228,8 @@ public final class EliasFanoSection {
         }
         long position = (value >>> lowBits) + index;
         long newHighBits = Math.max(highBits, position) + 1;
-        checkStreamBits(count + 1, lowBits, newHighBits, value);
+        checkStreamBits(count + 1, lowBits, newHighBits, Math.max(value, ((long) (highBits - count) << lowBits)
+                | lowPart(words, base, lowBits, highBits, count - 1)));
         long[] out = new long[wordsFor(streamBits(count + 1, lowBits, (int) newHighBits))];
         long first = (long) base << 6;
         long below = Math.min(position, highBits);
