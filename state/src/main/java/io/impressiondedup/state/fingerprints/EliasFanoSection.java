@@ -17,8 +17,8 @@ import java.util.Arrays;
  * {@code c (l + 3)} bits, on average {@code log2(U/c) + 1.9 to 2} bits per value.
  *
  * <p><b>Why Elias-Fano.</b> A lookup finds the values that share its high part with one select over
- * about 2c bits (a scan of {@link Long#bitCount} per word, then {@link Long#numberOfTrailingZeros}
- * inside the word) and compares their low parts in place: random access, no decode of the section.
+ * about 2c bits (a scan of {@link Long#bitCount} per word, then a broadword select inside the word) and
+ * compares their low parts in place: random access, no decode of the section.
  * Golomb-Rice coding of the gaps would take about 0.4 bit per value less, but can only be read from
  * the start. A library such as sux4j was not used: its structures persist by Java serialization,
  * which is not a stable state format we control.
@@ -159,7 +159,7 @@ public final class EliasFanoSection {
     /**
      * Position of the zero with rank {@code rank} (0-based) in the high vector from word {@code base}; the vector
      * holds more zeros than {@code rank}. Skips whole words by their zero count ({@link Long#bitCount}), then
-     * clears the lower zeros of the word that holds it.
+     * selects within the word that holds it ({@link #selectInWord}).
      */
     static int selectZero(long[] words, int base, int highBits, int rank) {
         int left = rank;
@@ -171,13 +171,40 @@ public final class EliasFanoSection {
             }
             int inWord = Long.bitCount(zeros);
             if (left < inWord) {
-                for (int k = 0; k < left; k++) {
-                    zeros &= zeros - 1;
-                }
-                return (w << 6) + Long.numberOfTrailingZeros(zeros);
+                return (w << 6) + selectInWord(zeros, left);
             }
             left -= inWord;
         }
+    }
+
+    private static final long ONES_STEP_8 = 0x0101010101010101L;
+    /** Entry {@code rank << 8 | b}: the position of the one with rank {@code rank} in byte b (0 where there is none). */
+    private static final byte[] SELECT_IN_BYTE = new byte[8 << 8];
+
+    static {
+        for (int b = 0; b < 256; b++) {
+            for (int bit = 0, rank = 0; bit < 8; bit++) {
+                if ((b >>> bit & 1) != 0) {
+                    SELECT_IN_BYTE[rank++ << 8 | b] = (byte) bit;
+                }
+            }
+        }
+    }
+
+    /**
+     * Position of the one with rank {@code rank} (0-based) in {@code word}, which holds more ones than {@code rank},
+     * without a loop over its bits (Vigna, "Broadword implementation of rank/select queries", 2008): the bytes'
+     * running counts of ones in one multiply, the byte that holds the one counted by comparing all eight counts
+     * with the rank at once, the one within that byte from a table.
+     */
+    static int selectInWord(long word, int rank) {
+        long counts = word - (word >>> 1 & 0x5555555555555555L);
+        counts = (counts & 0x3333333333333333L) + (counts >>> 2 & 0x3333333333333333L);
+        counts = (counts + (counts >>> 4) & 0x0F0F0F0F0F0F0F0FL) * ONES_STEP_8; // byte i: ones in bytes 0..i
+        long atMost = ((rank * ONES_STEP_8 | 0x8080808080808080L) - counts) & 0x8080808080808080L; // counts <= rank
+        int place = Long.bitCount(atMost) << 3;
+        int rankInByte = rank - (int) ((counts << 8) >>> place & 0xFF);
+        return place + SELECT_IN_BYTE[rankInByte << 8 | (int) (word >>> place & 0xFF)];
     }
 
     private static long lowMask(int lowBits) {

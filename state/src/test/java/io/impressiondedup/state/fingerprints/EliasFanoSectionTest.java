@@ -217,4 +217,25 @@ class EliasFanoSectionTest {
             }
         }
     }
+
+    @Test
+    void selectInAWordFindsTheOneOfEachRank() {
+        SplittableRandom random = new SplittableRandom(13);
+        long[] words = new long[1_000];
+        words[0] = -1L;
+        words[1] = 1L << 63;
+        words[2] = 1L;
+        words[3] = 0x8000_0000_0000_0001L;
+        for (int i = 4; i < words.length; i++) {
+            long word = random.nextLong();
+            words[i] = i % 3 == 0 ? word & random.nextLong() & random.nextLong() : word; // sparse words too
+        }
+        for (long word : words) {
+            long rest = word;
+            for (int rank = 0; rest != 0; rank++, rest &= rest - 1) {
+                assertThat(EliasFanoSection.selectInWord(word, rank)).as("rank %s in %s", rank, Long.toBinaryString(word))
+                        .isEqualTo(Long.numberOfTrailingZeros(rest));
+            }
+        }
+    }
 }
