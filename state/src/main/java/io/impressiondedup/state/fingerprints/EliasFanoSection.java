@@ -36,6 +36,20 @@ public final class EliasFanoSection {
     /** Bits of a section's stream above which it is corrupt data, not a big section (4 MiB). */
     public static final long MAX_STREAM_BITS = 1L << 25;
 
+    private static final long ONES_STEP_8 = 0x0101010101010101L;
+    /** Entry {@code rank << 8 | b}: the position of the one with rank {@code rank} in byte b (0 where there is none). */
+    private static final byte[] SELECT_IN_BYTE = new byte[8 << 8];
+
+    static {
+        for (int b = 0; b < 256; b++) {
+            for (int bit = 0, rank = 0; bit < 8; bit++) {
+                if ((b >>> bit & 1) != 0) {
+                    SELECT_IN_BYTE[rank++ << 8 | b] = (byte) bit;
+                }
+            }
+        }
+    }
+
     private final int count;
     private final int lowBits;
     private final int highBits;
@@ -177,20 +191,6 @@ public final class EliasFanoSection {
         }
     }
 
-    private static final long ONES_STEP_8 = 0x0101010101010101L;
-    /** Entry {@code rank << 8 | b}: the position of the one with rank {@code rank} in byte b (0 where there is none). */
-    private static final byte[] SELECT_IN_BYTE = new byte[8 << 8];
-
-    static {
-        for (int b = 0; b < 256; b++) {
-            for (int bit = 0, rank = 0; bit < 8; bit++) {
-                if ((b >>> bit & 1) != 0) {
-                    SELECT_IN_BYTE[rank++ << 8 | b] = (byte) bit;
-                }
-            }
-        }
-    }
-
     /**
      * Position of the one with rank {@code rank} (0-based) in {@code word}, which holds more ones than {@code rank},
      * without a loop over its bits (Vigna, "Broadword implementation of rank/select queries", 2008): the bytes'
@@ -255,8 +255,10 @@ public final class EliasFanoSection {
         }
         long position = (value >>> lowBits) + index;
         long newHighBits = Math.max(highBits, position) + 1;
-        checkStreamBits(count + 1, lowBits, newHighBits, Math.max(value, ((long) (highBits - count) << lowBits)
-                | lowPart(words, base, lowBits, highBits, count - 1)));
+        if (exceedsMaxStreamBits(count + 1, lowBits, newHighBits)) {
+            throw tooLarge(count + 1, Math.max(value, ((long) (highBits - count) << lowBits)
+                    | lowPart(words, base, lowBits, highBits, count - 1)));
+        }
         long[] out = new long[wordsFor(streamBits(count + 1, lowBits, (int) newHighBits))];
         long first = (long) base << 6;
         long below = Math.min(position, highBits);
@@ -377,12 +379,13 @@ public final class EliasFanoSection {
         return highBits + (long) count * lowBits;
     }
 
-    /** Refuses a stream of {@code count} values up to {@code last} above {@link #MAX_STREAM_BITS} (no boxing on the insert path). */
-    private static void checkStreamBits(int count, int lowBits, long highBits, long last) {
-        if (streamBits(count, lowBits, (int) Math.min(highBits, Integer.MAX_VALUE)) > MAX_STREAM_BITS) {
-            throw new IllegalArgumentException(
-                    "a section of " + count + " values up to " + last + " would exceed " + MAX_STREAM_BITS + " bits");
-        }
+    /** Whether a stream of these fields exceeds {@link #MAX_STREAM_BITS} (checked without boxing: it runs on every insert). */
+    private static boolean exceedsMaxStreamBits(int count, int lowBits, long highBits) {
+        return streamBits(count, lowBits, (int) Math.min(highBits, Integer.MAX_VALUE)) > MAX_STREAM_BITS;
+    }
+
+    private static IllegalArgumentException tooLarge(int count, long last) {
+        return new IllegalArgumentException("a section of " + count + " values up to " + last + " would exceed " + MAX_STREAM_BITS + " bits");
     }
 
     static int wordsFor(long bits) {
@@ -436,7 +439,9 @@ public final class EliasFanoSection {
 
         Encoder(int count, int lowBits, long last) {
             long high = (last >>> lowBits) + count;
-            checkStreamBits(count, lowBits, high, last);
+            if (exceedsMaxStreamBits(count, lowBits, high)) {
+                throw tooLarge(count, last);
+            }
             this.count = count;
             this.lowBits = lowBits;
             this.highBits = (int) high;
