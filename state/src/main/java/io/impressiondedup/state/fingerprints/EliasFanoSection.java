@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * The sorted distinct values of one (bucket, band) section of a {@link FingerprintPage}, each in {@code
- * [0, U)}, Elias-Fano coded: immutable; an insert returns the re-encoded section.
+ * [0, U)}, Elias-Fano coded: immutable; an insert returns a new section, spliced from this one ({@link #with}).
  *
  * <p><b>Encoding</b> (Elias 1974, Fano 1971; Vigna, "Quasi-succinct indices", WSDM 2013). For c values
  * in {@code [0, U)} take {@code l = max(0, floor(log2(U / c)))} low bits. Value i splits into its low
@@ -17,16 +17,17 @@ import java.util.Arrays;
  * {@code c (l + 3)} bits, on average {@code log2(U/c) + 1.9 to 2} bits per value.
  *
  * <p><b>Why Elias-Fano.</b> A lookup finds the values that share its high part with one select over
- * about 2c bits (a scan of {@link Long#bitCount} per word, then {@link Long#numberOfTrailingZeros}
- * inside the word) and compares their low parts in place: random access, no decode of the section.
+ * about 2c bits (a scan of {@link Long#bitCount} per word, then a broadword select inside the word) and
+ * compares their low parts in place: random access, no decode of the section.
  * Golomb-Rice coding of the gaps would take about 0.4 bit per value less, but can only be read from
  * the start. A library such as sux4j was not used: its structures persist by Java serialization,
  * which is not a stable state format we control.
  *
  * <p><b>In memory</b> one {@code long[]}, bit k of the stream at bit {@code k & 63} of word {@code k
  * >>> 6}: the high vector from bit 0 (so a select scans aligned words), the low parts from bit {@code
- * H}. That bit stream is also the serialized form ({@code FingerprintPageSerializer}). A lookup reads
- * the array and allocates nothing.
+ * H}. That bit stream is also the serialized form ({@code FingerprintPageSerializer}), and a {@link
+ * FingerprintPage} keeps its sections' streams one after the other in one array: the search, select and insert
+ * of this class also run on a stream at a word offset of a larger array. A lookup allocates nothing.
  */
 public final class EliasFanoSection {
 
@@ -34,6 +35,20 @@ public final class EliasFanoSection {
     public static final int MAX_LOW_BITS = 62;
     /** Bits of a section's stream above which it is corrupt data, not a big section (4 MiB). */
     public static final long MAX_STREAM_BITS = 1L << 25;
+
+    private static final long ONES_STEP_8 = 0x0101010101010101L;
+    /** Entry {@code rank << 8 | b}: the position of the one with rank {@code rank} in byte b (0 where there is none). */
+    private static final byte[] SELECT_IN_BYTE = new byte[8 << 8];
+
+    static {
+        for (int b = 0; b < 256; b++) {
+            for (int bit = 0, rank = 0; bit < 8; bit++) {
+                if ((b >>> bit & 1) != 0) {
+                    SELECT_IN_BYTE[rank++ << 8 | b] = (byte) bit;
+                }
+            }
+        }
+    }
 
     private final int count;
     private final int lowBits;
@@ -52,6 +67,11 @@ public final class EliasFanoSection {
         checkArgument(count > 0 && count <= valueRange, "count must be in [1, %s], but was %s", valueRange, count);
         long ratio = valueRange / count; // floor(log2(U/c)) = floor(log2(floor(U/c))) for U/c >= 1
         return 63 - Long.numberOfLeadingZeros(ratio);
+    }
+
+    /** A section over a stream its page holds valid (no checks: {@link #restore} checks a stream read from outside). */
+    static EliasFanoSection wrap(int count, int lowBits, int highBits, long[] words) {
+        return new EliasFanoSection(count, lowBits, highBits, words);
     }
 
     /** The section of one value. */
@@ -114,85 +134,205 @@ public final class EliasFanoSection {
 
     /** Whether {@code value} is in the section; reads only the high vector up to its high part and the low parts that share it. */
     public boolean contains(long value) {
-        if (value < 0) {
-            return false;
-        }
+        return contains(words, 0, count, lowBits, highBits, value);
+    }
+
+    /**
+     * {@link #contains} on a stream stored from word {@code base} of {@code words} (a page keeps its sections'
+     * streams in one array).
+     */
+    static boolean contains(long[] words, int base, int count, int lowBits, int highBits, long value) {
+        return value >= 0 && search(words, base, count, lowBits, highBits, value) < 0;
+    }
+
+    /**
+     * Where {@code value} (not negative) is in the stream from word {@code base}: {@code -(index) - 1} if it is
+     * there, else the index it would take (the number of smaller values). The values with high part {@code h}
+     * sit right after the h-th zero of the high vector (or at its start), so a search selects that zero and
+     * compares only their low parts; a high part beyond the last value's returns before reading any word.
+     */
+    static int search(long[] words, int base, int count, int lowBits, int highBits, long value) {
         long high = value >>> lowBits;
         int zeros = highBits - count;
         if (high > zeros) {
-            return false;
+            return count;
         }
-        // The values with high part `high` sit right after the high-th zero of the vector (or at its start).
-        int position = high == 0 ? 0 : selectZero((int) high - 1) + 1;
+        int position = high == 0 ? 0 : selectZero(words, base, highBits, (int) high - 1) + 1;
         int index = position - (int) high;
-        long low = value & lowMask();
-        for (; position < highBits && bit(words, position); position++, index++) {
-            long candidate = lowPart(index);
+        long low = value & lowMask(lowBits);
+        long first = (long) base << 6;
+        for (; position < highBits && bit(words, first + position); position++, index++) {
+            long candidate = lowPart(words, base, lowBits, highBits, index);
             if (candidate >= low) {
-                return candidate == low;
+                return candidate == low ? -index - 1 : index;
             }
         }
-        return false;
+        return index;
     }
 
-    /** Position of the zero with rank {@code rank} (0-based) in the high vector; the vector holds more zeros than {@code rank}. */
-    private int selectZero(int rank) {
+    /**
+     * Position of the zero with rank {@code rank} (0-based) in the high vector from word {@code base}; the vector
+     * holds more zeros than {@code rank}. Skips whole words by their zero count ({@link Long#bitCount}), then
+     * selects within the word that holds it ({@link #selectInWord}).
+     */
+    static int selectZero(long[] words, int base, int highBits, int rank) {
         int left = rank;
+        int last = (highBits - 1) >>> 6;
         for (int w = 0; ; w++) {
-            long zeros = ~highWord(w);
-            if (w == (highBits - 1) >>> 6) {
-                int tail = highBits & 63;
-                if (tail != 0) {
-                    zeros &= (1L << tail) - 1;
-                }
+            long zeros = ~words[base + w];
+            if (w == last && (highBits & 63) != 0) {
+                zeros &= (1L << highBits) - 1; // the shift counts mod 64: bits past the vector's end are not zeros of it
             }
             int inWord = Long.bitCount(zeros);
             if (left < inWord) {
-                for (int k = 0; k < left; k++) {
-                    zeros &= zeros - 1;
-                }
-                return (w << 6) + Long.numberOfTrailingZeros(zeros);
+                return (w << 6) + selectInWord(zeros, left);
             }
             left -= inWord;
         }
     }
 
-    /** Word w of the high vector, bits past the vector's end included (callers mask them). */
-    private long highWord(int w) {
-        return words[w];
+    /**
+     * Position of the one with rank {@code rank} (0-based) in {@code word}, which holds more ones than {@code rank},
+     * without a loop over its bits (Vigna, "Broadword implementation of rank/select queries", 2008): the bytes'
+     * running counts of ones in one multiply, the byte that holds the one counted by comparing all eight counts
+     * with the rank at once, the one within that byte from a table.
+     */
+    static int selectInWord(long word, int rank) {
+        long counts = word - (word >>> 1 & 0x5555555555555555L);
+        counts = (counts & 0x3333333333333333L) + (counts >>> 2 & 0x3333333333333333L);
+        counts = (counts + (counts >>> 4) & 0x0F0F0F0F0F0F0F0FL) * ONES_STEP_8; // byte i: ones in bytes 0..i
+        long atMost = ((rank * ONES_STEP_8 | 0x8080808080808080L) - counts) & 0x8080808080808080L; // counts <= rank
+        int place = Long.bitCount(atMost) << 3;
+        int rankInByte = rank - (int) ((counts << 8) >>> place & 0xFF);
+        return place + SELECT_IN_BYTE[rankInByte << 8 | (int) (word >>> place & 0xFF)];
     }
 
-    private long lowMask() {
+    private static long lowMask(int lowBits) {
         return lowBits == 0 ? 0 : -1L >>> (64 - lowBits);
     }
 
     private long lowPart(int index) {
-        return lowBits == 0 ? 0 : bits(words, (long) highBits + (long) index * lowBits, lowBits);
+        return lowPart(words, 0, lowBits, highBits, index);
+    }
+
+    private static long lowPart(long[] words, int base, int lowBits, int highBits, int index) {
+        return lowBits == 0 ? 0 : bits(words, ((long) base << 6) + highBits + (long) index * lowBits, lowBits);
     }
 
     /** The section with {@code value} added ({@code this} if it holds it), encoded for {@code valueRange}. */
     public EliasFanoSection with(long value, long valueRange) {
-        checkArgument(value >= 0 && value < valueRange, "value %s is outside [0, %s)", value, valueRange);
-        if (contains(value)) {
-            return this;
+        EliasFanoSection inserted = inserted(words, 0, count, lowBits, highBits, value, valueRange);
+        return inserted == null ? this : inserted;
+    }
+
+    /**
+     * The section of the stream from word {@code base} with {@code value} added, or {@code null} if it holds it:
+     * the same stream {@link #of} would encode for the values and {@code valueRange}.
+     *
+     * <p>While {@code l = lowBitsFor(valueRange, count + 1)} equals the stream's, the new stream is spliced from
+     * the old one: with the value at index i and high part h, its one goes to bit {@code h + i} of the high
+     * vector, whose bits below stay and whose bits from there move up one (every value after it gains one
+     * predecessor); its low part goes to slot i, the other low parts copied around it as two blocks of bits.
+     * Every value before it keeps its bit, so the copy is word by word, without decoding. When l shrinks (the
+     * count crossed {@code U / 2^l}, a few times in a section's life) every value changes its split, and the
+     * section is decoded and encoded again.
+     */
+    static EliasFanoSection inserted(long[] words, int base, int count, int lowBits, int highBits, long value,
+            long valueRange) {
+        if (value < 0 || value >= valueRange) {
+            throw new IllegalArgumentException("value " + value + " is outside [0, " + valueRange + ")");
         }
-        checkArgument(count < valueRange, "a section of %s values is full for the range %s", count, valueRange);
-        long last = Math.max(lastValue(), value);
-        Encoder encoder = new Encoder(count + 1, lowBitsFor(valueRange, count + 1), last);
-        Cursor cursor = cursor();
-        boolean added = false;
-        for (int i = 0; i < count; i++) {
-            long v = cursor.next();
-            if (!added && value < v) {
-                encoder.add(value);
-                added = true;
+        int index = search(words, base, count, lowBits, highBits, value);
+        if (index < 0) {
+            return null;
+        }
+        if (count >= valueRange) {
+            throw new IllegalArgumentException("a section of " + count + " values is full for the range " + valueRange);
+        }
+        int newLowBits = lowBitsFor(valueRange, count + 1);
+        if (newLowBits != lowBits) {
+            return reencoded(words, base, count, lowBits, highBits, value, index, newLowBits);
+        }
+        long position = (value >>> lowBits) + index;
+        long newHighBits = Math.max(highBits, position) + 1;
+        if (exceedsMaxStreamBits(count + 1, lowBits, newHighBits)) {
+            throw tooLarge(count + 1, Math.max(value, ((long) (highBits - count) << lowBits)
+                    | lowPart(words, base, lowBits, highBits, count - 1)));
+        }
+        long[] out = new long[wordsFor(streamBits(count + 1, lowBits, (int) newHighBits))];
+        long first = (long) base << 6;
+        long below = Math.min(position, highBits);
+        copyBits(words, first, out, 0, below);
+        out[(int) (position >>> 6)] |= 1L << position;
+        copyBits(words, first + below, out, position + 1, highBits - below);
+        long lowsBefore = (long) index * lowBits;
+        copyBits(words, first + highBits, out, newHighBits, lowsBefore);
+        if (lowBits > 0) {
+            writeBits(out, newHighBits + lowsBefore, value & lowMask(lowBits), lowBits);
+        }
+        copyBits(words, first + highBits + lowsBefore, out, newHighBits + lowsBefore + lowBits, (long) count * lowBits - lowsBefore);
+        return new EliasFanoSection(count + 1, lowBits, (int) newHighBits, out);
+    }
+
+    /** Decodes the stream's values, {@code value} at {@code index}, and encodes them with {@code newLowBits}. */
+    private static EliasFanoSection reencoded(long[] words, int base, int count, int lowBits, int highBits, long value,
+            int index, int newLowBits) {
+        long[] values = new long[count + 1];
+        long first = (long) base << 6;
+        long position = -1;
+        for (int i = 0, j = 0; i < count; i++, j++) {
+            position = nextOne(words, first, position + 1);
+            if (j == index) {
+                values[j++] = value;
             }
+            values[j] = ((position - i) << lowBits) | lowPart(words, base, lowBits, highBits, i);
+        }
+        if (index == count) {
+            values[count] = value;
+        }
+        Encoder encoder = new Encoder(count + 1, newLowBits, values[count]);
+        for (long v : values) {
             encoder.add(v);
         }
-        if (!added) {
-            encoder.add(value);
-        }
         return encoder.finish();
+    }
+
+    /** Position (relative to {@code first}) of the first one bit at or after {@code from}; the stream holds one. */
+    private static long nextOne(long[] words, long first, long from) {
+        long position = first + from;
+        long rest = words[(int) (position >>> 6)] >>> position;
+        while (rest == 0) {
+            position = (position | 63) + 1;
+            rest = words[(int) (position >>> 6)];
+        }
+        return position + Long.numberOfTrailingZeros(rest) - first;
+    }
+
+    /** ORs {@code length} bits of {@code from} starting at bit {@code fromBit} into {@code to} at bit {@code toBit}, a word at a time. */
+    static void copyBits(long[] from, long fromBit, long[] to, long toBit, long length) {
+        for (; length >= 64; length -= 64, fromBit += 64, toBit += 64) {
+            writeBits(to, toBit, bits64(from, fromBit), 64);
+        }
+        if (length > 0) {
+            writeBits(to, toBit, bits(from, fromBit, (int) length), (int) length);
+        }
+    }
+
+    /** The 64 bits of the stream from {@code position}. */
+    private static long bits64(long[] words, long position) {
+        int word = (int) (position >>> 6);
+        int shift = (int) (position & 63);
+        return shift == 0 ? words[word] : words[word] >>> shift | words[word + 1] << (64 - shift);
+    }
+
+    /** ORs the {@code width} (1..64) low bits of {@code value} (no bits above them) into the stream at {@code position}. */
+    private static void writeBits(long[] words, long position, long value, int width) {
+        int word = (int) (position >>> 6);
+        int shift = (int) (position & 63);
+        words[word] |= value << shift;
+        if (shift + width > 64) {
+            words[word + 1] |= value >>> (64 - shift);
+        }
     }
 
     /** The largest value. */
@@ -237,6 +377,15 @@ public final class EliasFanoSection {
     /** Bits of the stream of a section with these fields. */
     public static long streamBits(int count, int lowBits, int highBits) {
         return highBits + (long) count * lowBits;
+    }
+
+    /** Whether a stream of these fields exceeds {@link #MAX_STREAM_BITS} (checked without boxing: it runs on every insert). */
+    private static boolean exceedsMaxStreamBits(int count, int lowBits, long highBits) {
+        return streamBits(count, lowBits, (int) Math.min(highBits, Integer.MAX_VALUE)) > MAX_STREAM_BITS;
+    }
+
+    private static IllegalArgumentException tooLarge(int count, long last) {
+        return new IllegalArgumentException("a section of " + count + " values up to " + last + " would exceed " + MAX_STREAM_BITS + " bits");
     }
 
     static int wordsFor(long bits) {
@@ -290,8 +439,9 @@ public final class EliasFanoSection {
 
         Encoder(int count, int lowBits, long last) {
             long high = (last >>> lowBits) + count;
-            checkArgument(streamBits(count, lowBits, (int) Math.min(high, Integer.MAX_VALUE)) <= MAX_STREAM_BITS,
-                    "a section of %s values up to %s would exceed %s bits", count, last, MAX_STREAM_BITS);
+            if (exceedsMaxStreamBits(count, lowBits, high)) {
+                throw tooLarge(count, last);
+            }
             this.count = count;
             this.lowBits = lowBits;
             this.highBits = (int) high;

@@ -26,9 +26,9 @@ import org.apache.flink.core.memory.DataOutputView;
  *                                          then c low parts of l bits; padding bits zero
  * </pre>
  *
- * The stream is the in-memory one ({@link EliasFanoSection}), so a page re-serializes to the same bytes. The
- * value range U is not written: it belongs to the bucket ({@link ValueRanges}), and a section reads without
- * it. Headers cost 4-5 bytes a section, about 2% of a 1 KB page.
+ * The stream is the in-memory one ({@link EliasFanoSection}, held in the page's array), so a page re-serializes
+ * to the same bytes. The value range U is not written: it belongs to the bucket ({@link ValueRanges}), and a
+ * section reads without it. Headers cost 4-5 bytes a section, about 2% of a 1 KB page.
  *
  * <p>Corrupt input (a count, band or order out of range, a stream that ends early, a high vector whose values
  * decrease) throws an {@link IOException} that names the section and what is wrong; nothing is allocated
@@ -67,14 +67,12 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
             long bucket = page.bucketAt(i);
             writeVarLong(target, zigzag(bucket - previous));
             previous = bucket;
-            EliasFanoSection section = page.sectionAt(i);
             target.writeByte(page.bandAt(i));
-            writeVarLong(target, section.count());
-            target.writeByte(section.lowBits());
-            long[] words = section.words();
-            long bytes = streamBytes(section.encodedBits());
+            writeVarLong(target, page.countAt(i));
+            target.writeByte(page.lowBitsAt(i));
+            long bytes = streamBytes(page.encodedBitsAt(i));
             for (long k = 0; k < bytes; k++) {
-                target.writeByte((int) (words[(int) (k >>> 3)] >>> ((k & 7) << 3)));
+                target.writeByte((int) (page.streamWordAt(i, (int) (k >>> 3)) >>> ((k & 7) << 3)));
             }
         }
     }
@@ -84,9 +82,8 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
         long size = varLongSize(page.sectionCount());
         long previous = 0;
         for (int i = 0; i < page.sectionCount(); i++) {
-            EliasFanoSection section = page.sectionAt(i);
-            size += varLongSize(zigzag(page.bucketAt(i) - previous)) + 1 + varLongSize(section.count()) + 1
-                    + streamBytes(section.encodedBits());
+            size += varLongSize(zigzag(page.bucketAt(i) - previous)) + 1 + varLongSize(page.countAt(i)) + 1
+                    + streamBytes(page.encodedBitsAt(i));
             previous = page.bucketAt(i);
         }
         return size;

@@ -148,9 +148,11 @@ public final class FingerprintStoreSizing implements ValueRanges {
         return Math.min(band, maxBand());
     }
 
-    /** U of {@code band}: the same for every bucket sized by this plan. */
+    /** U of {@code band}: the same for every bucket sized by this plan. On every lookup, so its check does not box. */
     public long valueRange(int band) {
-        checkArgument(band >= 0 && band <= maxBand(), "band must be in [0, %s], but was %s", maxBand(), band);
+        if (band < 0 || band > maxBand()) {
+            throw new IllegalArgumentException("band must be in [0, " + maxBand() + "], but was " + band);
+        }
         return valueRanges[band];
     }
 

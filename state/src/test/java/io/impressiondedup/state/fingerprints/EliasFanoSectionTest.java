@@ -142,4 +142,100 @@ class EliasFanoSectionTest {
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertThat(allocated).as("bytes allocated by 200,000 lookups (%s found)", found).isLessThan(1024);
     }
+
+    /**
+     * 700 random values into {@code [0, 2^20)} one at a time: l falls from 20 to 10, so most inserts splice (l
+     * kept) and a few re-encode; the high vector and the low parts cross many word boundaries.
+     */
+    @Test
+    void everyInsertGivesTheSectionEncodedAtOnceWhetherSplicedOrReencoded() {
+        long range = 1 << 20;
+        SplittableRandom random = new SplittableRandom(8);
+        TreeSet<Long> held = new TreeSet<>();
+        long first = random.nextLong(range);
+        held.add(first);
+        EliasFanoSection section = EliasFanoSection.of(range, first);
+        int spliced = 0;
+        int reencoded = 0;
+        while (held.size() < 700) {
+            long value = random.nextLong(range);
+            EliasFanoSection after = section.with(value, range);
+            if (!held.add(value)) {
+                assertThat(after).isSameAs(section);
+                continue;
+            }
+            if (after.lowBits() == section.lowBits()) {
+                spliced++;
+            } else {
+                reencoded++;
+            }
+            assertThat(after).as("after inserting %s into %s values", value, held.size() - 1)
+                    .isEqualTo(EliasFanoSection.of(range, held.stream().mapToLong(Long::longValue).toArray()));
+            section = after;
+        }
+        assertThat(spliced).isGreaterThan(600);
+        assertThat(reencoded).isEqualTo(20 - 10);
+    }
+
+    @Test
+    void anInsertBeforeTheFirstValueAndPastTheLastHighPartSplices() {
+        long range = 1 << 16;
+        EliasFanoSection section = EliasFanoSection.of(range, new long[] {300, 301, 4_000, 9_000, 20_000});
+        assertThat(section.lowBits()).isEqualTo(EliasFanoSection.lowBitsFor(range, 6)).isEqualTo(13); // kept: a splice
+        assertThat(section.with(0, range)).isEqualTo(EliasFanoSection.of(range, new long[] {0, 300, 301, 4_000, 9_000, 20_000}));
+        assertThat(section.with(302, range)).isEqualTo(EliasFanoSection.of(range, new long[] {300, 301, 302, 4_000, 9_000, 20_000}));
+        // high part 7 against the last one's 2: the new one lands 5 zeros past the vector's end
+        assertThat(section.with(range - 1, range)).isEqualTo(
+                EliasFanoSection.of(range, new long[] {300, 301, 4_000, 9_000, 20_000, range - 1}));
+    }
+
+    /**
+     * Values in two clusters at the ends of the range leave whole words of the high vector without a one: a
+     * lookup past them must count their zeros word by word and still find the values after them.
+     */
+    @Test
+    void aLookupSelectsAcrossWordsThatHoldNoValue() {
+        long range = 100_000;
+        SplittableRandom random = new SplittableRandom(9);
+        TreeSet<Long> clusters = new TreeSet<>();
+        while (clusters.size() < 100) {
+            clusters.add(clusters.size() < 50 ? random.nextLong(5_000) : 95_000 + random.nextLong(5_000));
+        }
+        long[] values = clusters.stream().mapToLong(Long::longValue).toArray();
+        EliasFanoSection section = EliasFanoSection.of(range, values);
+        assertThat(section.lowBits()).isEqualTo(9);
+        assertThat(section.highBits()).isGreaterThan(3 * 64);
+        assertThat(section.words()[1]).as("high word 1").isZero();
+        assertThat(section.words()[2]).as("high word 2").isZero();
+        BitSet expected = new BitSet();
+        for (long v : values) {
+            expected.set((int) v);
+        }
+        for (int v = 0; v < range; v++) {
+            if (section.contains(v) != expected.get(v)) {
+                throw new AssertionError("value " + v + ": contains says " + section.contains(v));
+            }
+        }
+    }
+
+    @Test
+    void selectInAWordFindsTheOneOfEachRank() {
+        SplittableRandom random = new SplittableRandom(13);
+        long[] words = new long[1_000];
+        words[0] = -1L;
+        words[1] = 1L << 63;
+        words[2] = 1L;
+        words[3] = 0x8000_0000_0000_0001L;
+        for (int i = 4; i < words.length; i++) {
+            long word = random.nextLong();
+            words[i] = i % 3 == 0 ? word & random.nextLong() & random.nextLong() : word; // sparse words too
+        }
+        for (long word : words) {
+            long rest = word;
+            for (int rank = 0; rest != 0; rank++, rest &= rest - 1) {
+                assertThat(EliasFanoSection.selectInWord(word, rank)).as("rank %s in %s", rank, Long.toBinaryString(word))
+                        .isEqualTo(Long.numberOfTrailingZeros(rest));
+            }
+        }
+    }
 }

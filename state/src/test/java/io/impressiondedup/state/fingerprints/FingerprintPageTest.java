@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.TestElements;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class FingerprintPageTest {
@@ -103,5 +107,62 @@ class FingerprintPageTest {
         page.insertValue(2, 0, 2, 100);
         assertThat(copy.count(1)).isEqualTo(1);
         assertThat(copy.sectionCount()).isEqualTo(1);
+    }
+
+    /**
+     * A page keeps its sections' streams one after the other in one array: growing the middle section moves the
+     * stream after it. The page must equal one built from sections encoded at once, and find every value.
+     */
+    @Test
+    void insertsIntoTheMiddleSectionGiveThePageBuiltFromSectionsEncodedAtOnce() {
+        long range = 1 << 20;
+        SplittableRandom random = new SplittableRandom(10);
+        FingerprintPage page = new FingerprintPage();
+        List<TreeSet<Long>> held = List.of(new TreeSet<>(), new TreeSet<>(), new TreeSet<>());
+        for (int i = 0; i < 3_000; i++) {
+            int section = i < 200 ? i % 3 : 1;
+            long value = random.nextLong(range);
+            assertThat(page.insertValue(section, 0, value, range)).isEqualTo(held.get(section).add(value));
+        }
+        FingerprintPage encodedAtOnce = new FingerprintPage();
+        for (int section = 2; section >= 0; section--) {
+            encodedAtOnce.putSection(section, 0, EliasFanoSection.of(range, held.get(section).stream().mapToLong(Long::longValue).toArray()));
+        }
+        assertThat(page).isEqualTo(encodedAtOnce);
+        assertThat(page.hashCode()).isEqualTo(encodedAtOnce.hashCode());
+        for (int section = 0; section < 3; section++) { // h2 = value << 44 scales to value in [0, 2^20)
+            assertThat(page.section(section, 0).values()).as("section %s", section)
+                    .containsExactly(held.get(section).stream().mapToLong(Long::longValue).toArray());
+            for (long value : held.get(section)) {
+                assertThat(page.mightContain(section, section, value << 44, (b, band) -> range))
+                        .as("value %s of section %s", value, section).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aPageLookupAllocatesNothing() {
+        long[][] keys = new TestElements(11).next(8_000);
+        FingerprintPage[] pages = filled(keys, 0, 4);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[][] fresh = new TestElements(12).next(20_000);
+        int found = 0;
+        for (int round = 0; round < 20; round++) { // warm up, so the measured loop runs compiled
+            found += lookUp(pages, fresh);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int round = 0; round < 10; round++) {
+            found += lookUp(pages, fresh);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertThat(allocated).as("bytes allocated by 200,000 page lookups (%s found)", found).isLessThan(1024);
+    }
+
+    private static int lookUp(FingerprintPage[] pages, long[][] keys) {
+        int found = 0;
+        for (int i = 0; i < keys[0].length; i++) {
+            found += pages[SIZING.pageOf(keys[0][i])].mightContain(0, 4, keys[1][i], SIZING) ? 1 : 0;
+        }
+        return found;
     }
 }
