@@ -49,15 +49,7 @@ class EliasFanoSectionTest {
         long range = 300_000;
         long[] values = distinctSorted(range, 5_000, 1);
         EliasFanoSection section = EliasFanoSection.of(range, values);
-        BitSet expected = new BitSet();
-        for (long v : values) {
-            expected.set((int) v);
-        }
-        for (int v = 0; v < range; v++) {
-            if (section.contains(v) != expected.get(v)) {
-                throw new AssertionError("value " + v + ": contains says " + section.contains(v));
-            }
-        }
+        assertAnswersExactly(section, values, range);
         assertThat(section.values()).containsExactly(values);
         assertThat(section.count()).isEqualTo(5_000);
     }
@@ -207,15 +199,7 @@ class EliasFanoSectionTest {
         assertThat(section.highBits()).isGreaterThan(3 * 64);
         assertThat(section.words()[1]).as("high word 1").isZero();
         assertThat(section.words()[2]).as("high word 2").isZero();
-        BitSet expected = new BitSet();
-        for (long v : values) {
-            expected.set((int) v);
-        }
-        for (int v = 0; v < range; v++) {
-            if (section.contains(v) != expected.get(v)) {
-                throw new AssertionError("value " + v + ": contains says " + section.contains(v));
-            }
-        }
+        assertAnswersExactly(section, values, range);
     }
 
     @Test
@@ -235,6 +219,19 @@ class EliasFanoSectionTest {
             for (int rank = 0; rest != 0; rank++, rest &= rest - 1) {
                 assertThat(EliasFanoSection.selectInWord(word, rank)).as("rank %s in %s", rank, Long.toBinaryString(word))
                         .isEqualTo(Long.numberOfTrailingZeros(rest));
+            }
+        }
+    }
+
+    /** Checks {@code contains} against the set {@code values} for every value of {@code [0, range)}. */
+    private static void assertAnswersExactly(EliasFanoSection section, long[] values, long range) {
+        BitSet expected = new BitSet();
+        for (long v : values) {
+            expected.set((int) v);
+        }
+        for (int v = 0; v < range; v++) {
+            if (section.contains(v) != expected.get(v)) {
+                throw new AssertionError("value " + v + ": contains says " + section.contains(v));
             }
         }
     }
