@@ -9,7 +9,9 @@
 #
 # Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
 # keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
-# state), dedup-rocksdb and dedup-hashmap (this job), exact-rocksdb (the peer: exact keyed state).
+# state), dedup-rocksdb and dedup-hashmap (this job), exact-rocksdb (the peer: exact keyed state), sql-rocksdb
+# (the other peer: Flink SQL's keep-first deduplication on (request id, ad id), ROW_NUMBER() over processing time,
+# the retention as table.exec.state.ttl).
 #
 # One input topic per size (4 partitions), filled once by the test-data generator. Each run reads one
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
@@ -25,6 +27,8 @@
 # 8081/9092; it is stopped on exit, also after a failure. The baselines run from
 # bench/target/cluster-baselines.jar: the dedup job's shaded jar (Flink provided; it already holds the
 # Kafka connector and the job's classes) plus the bench classes of the baselines (ClusterBaselineJobs).
+# The cluster's class path has the Table API and planner (deploy/cluster/pom.xml's profile table, as a Flink
+# distribution's lib/ has them) for sql-rocksdb; the other jobs do not load them.
 #
 # --profile DIR: after the timed rounds, one more run of each variant at the large size with a JFR
 # recording of the TaskManager (settings "profile") and its threads' CPU read from /proc;
@@ -55,6 +59,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export RUN_DIR=${RUN_DIR:-$REPO/bench/target/cluster-headline-run}
+export FLINK_CLASSPATH_PROFILES=table
 CLUSTER=$REPO/deploy/local/cluster.sh
 JOB=$REPO/deploy/local/job.sh
 REST=http://127.0.0.1:${REST_PORT:-8081}
@@ -94,7 +99,7 @@ while [[ $# -gt 0 ]]; do
     --tm-task-heap)
       [[ $2 =~ ^[0-9]+m$ ]] || { echo "--tm-task-heap takes a size in megabytes like 1024m, got '$2'" >&2; exit 2; }
       tm_task_heap_mb=${2%m}; shift 2 ;;
-    *) sed -n '2,53p' "$0"; exit 2 ;;
+    *) sed -n '2,57p' "$0"; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
@@ -103,7 +108,7 @@ done
 
 log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap exact-rocksdb)
+ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap exact-rocksdb sql-rocksdb)
 read -r -a VARIANTS <<< "${variants:-${ALL_VARIANTS[*]}}"
 for variant in "${VARIANTS[@]}"; do
   [[ " ${ALL_VARIANTS[*]} " == *" $variant "* ]] || { echo "unknown variant '$variant' (one of: ${ALL_VARIANTS[*]})" >&2; exit 2; }
@@ -132,6 +137,7 @@ entry_of() {
     keyed-pass-through) echo "$BASELINE_CLASS\$KeyedPassThroughJob" ;;
     parse-pass-through) echo "$BASELINE_CLASS\$ParsePassThroughJob" ;;
     exact-rocksdb) echo "$BASELINE_CLASS\$ExactKeyedStateJob" ;;
+    sql-rocksdb) echo "$BASELINE_CLASS\$SqlKeepFirstJob" ;;
     *) echo io.impressiondedup.job.DedupJob ;;
   esac
 }
@@ -142,6 +148,7 @@ log "building (bench and what it needs, offline)"
 cp "$DEDUP_JAR" "$BASELINE_JAR"
 (cd "$REPO/bench/target/classes" && jar uf "$BASELINE_JAR" io/impressiondedup/bench/e2e/BytePassThrough*.class \
   io/impressiondedup/bench/e2e/ParsePassThrough*.class io/impressiondedup/bench/e2e/ExactKeyedStage*.class \
+  io/impressiondedup/bench/e2e/SqlKeepFirstStage*.class \
   io/impressiondedup/bench/operator/ExactDedupFunction*.class \
   io/impressiondedup/bench/e2e/ClusterBaselineJobs*.class)
 

@@ -14,7 +14,9 @@
 #
 # Environment: RUN_DIR (default deploy/local/run: logs, pids, checkpoints, savepoints, Kafka data),
 # REST_PORT (8081), KAFKA_PORT (9092), CONTROLLER_PORT (9093), JM_RPC_PORT (6123), TASKMANAGER_JVM_OPTS (extra
-# JVM flags of the TaskManagers started after it is set, e.g. the benchmark profile's JFR stack depth).
+# JVM flags of the TaskManagers started after it is set, e.g. the benchmark profile's JFR stack depth),
+# FLINK_CLASSPATH_PROFILES (profiles of deploy/cluster/pom.xml added to the JobManager's and TaskManagers' class
+# path, space-separated; "table" for jobs that use the Table API or SQL; none by default).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -36,17 +38,28 @@ JAVA17_OPTS=$(cat "$REPO/.mvn/jvm.config")
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-classpath() { # classpath <flink|kafka>: resolved once per version of deploy/cluster/pom.xml
+classpath() { # classpath <profile,...>: the profiles' dependencies together, resolved once per version of deploy/cluster/pom.xml
   local pom=$REPO/deploy/cluster/pom.xml
-  local file; file=$RUN_DIR/classpath-$1-$(cksum < "$pom" | cut -d' ' -f1).txt
+  local name=${1//,/+}
+  local file; file=$RUN_DIR/classpath-$name-$(cksum < "$pom" | cut -d' ' -f1).txt
   if [[ ! -s $file ]]; then
-    log "resolving the $1 classpath with Maven (first start only)"
+    log "resolving the $name classpath with Maven (first start only)"
     mkdir -p "$LOGS"
     mvn -q -B -Dstyle.color=never -f "$pom" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file" \
-      > "$LOGS/maven-classpath-$1.log" 2>&1 || die "could not resolve the $1 classpath: $LOGS/maven-classpath-$1.log"
+      > "$LOGS/maven-classpath-$name.log" 2>&1 || die "could not resolve the $name classpath: $LOGS/maven-classpath-$name.log"
   fi
   cat "$file"
 }
+
+# The JobManager's and TaskManagers' class path: the profile flink, and FLINK_CLASSPATH_PROFILES with it (resolved
+# together, so that a jar both need is there once).
+read -r -a EXTRA_FLINK_PROFILES <<< "${FLINK_CLASSPATH_PROFILES:-}"
+for profile in "${EXTRA_FLINK_PROFILES[@]}"; do
+  [[ $profile != flink && $profile != kafka ]] && grep -qF "<id>$profile</id>" "$REPO/deploy/cluster/pom.xml" \
+    || die "FLINK_CLASSPATH_PROFILES takes profiles of deploy/cluster/pom.xml other than flink and kafka (such as table), got '$profile'"
+done
+FLINK_PROFILES=$(IFS=,; echo "flink${EXTRA_FLINK_PROFILES[*]:+,${EXTRA_FLINK_PROFILES[*]}}")
+flink_classpath() { classpath "$FLINK_PROFILES"; }
 
 prepare_conf() {
   mkdir -p "$CONF" "$LOGS" "$PIDS" "$RUN_DIR/tmp" "$RUN_DIR/checkpoints" "$RUN_DIR/savepoints"
@@ -81,7 +94,7 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # java_utils <GET_TM_RESOURCE_PARAMS|GET_JM_RESOURCE_PARAMS> <line>: what Flink's scripts compute:
 # line 1 the JVM memory flags, line 2 the derived memory options as -D arguments.
 java_utils() {
-  "$JAVA" -cp "$(classpath flink)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
+  "$JAVA" -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
     | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | sed -n "${2}p" | cut -d: -f2-
 }
 
@@ -107,7 +120,7 @@ start_jobmanager() {
   jvm=$(java_utils GET_JM_RESOURCE_PARAMS 1); dyn=$(java_utils GET_JM_RESOURCE_PARAMS 2)
   [[ -n $jvm ]] || die "could not compute the JobManager's memory flags from $CONF/config.yaml"
   # shellcheck disable=SC2086
-  launch jobmanager $jvm $JAVA17_OPTS -cp "$(classpath flink)" \
+  launch jobmanager $jvm $JAVA17_OPTS -cp "$(flink_classpath)" \
     org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$CONF" $dyn
   wait_for 120 "the JobManager's REST API on port $REST_PORT" curl -sf "http://127.0.0.1:$REST_PORT/overview"
   log "JobManager up: http://127.0.0.1:$REST_PORT (pid $(cat "$PIDS/jobmanager.pid"))"
@@ -126,7 +139,7 @@ start_taskmanager() {
   [[ -n $jvm ]] || die "could not compute the TaskManager's memory flags from $CONF/config.yaml"
   local resource_id="taskmanager-$id"
   # shellcheck disable=SC2086
-  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS ${TASKMANAGER_JVM_OPTS:-} -cp "$(classpath flink)" \
+  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS ${TASKMANAGER_JVM_OPTS:-} -cp "$(flink_classpath)" \
     org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$CONF" $dyn -D "taskmanager.resource-id=$resource_id"
   wait_for 120 "TaskManager $id to register" taskmanager_registered "$resource_id"
   log "TaskManager $id up (pid $(cat "$PIDS/taskmanager-$id.pid"))"

@@ -63,6 +63,21 @@ public final class ClusterBaselineJobs {
         }
     }
 
+    /**
+     * Entry class of the Flink SQL peer: the job's topology with Flink SQL's keep-first deduplication on
+     * (request id, ad id) in place of the Bloom filters, the job's retention as the query's state TTL
+     * ({@link SqlKeepFirstStage}). It needs the Table API and the planner on the cluster's class path, as
+     * a Flink distribution's lib/ has them (deploy/cluster/pom.xml's profile {@code table}).
+     */
+    public static final class SqlKeepFirstJob {
+        private SqlKeepFirstJob() {}
+
+        public static void main(String[] args) throws Exception {
+            run("Flink SQL keep-first", args, (env, config) -> DedupJob.defineWorkflow(env, config, DedupJob.kafkaSource(config),
+                    SqlKeepFirstStage.of(config.dedupSettings().plan().timeBuckets().retention()), DedupJob.kafkaSinks(config)));
+        }
+    }
+
     /** Entry class of the keyed byte pass-through ({@link BytePassThrough#defineKeyedWorkflow}). */
     public static final class KeyedPassThroughJob {
         private KeyedPassThroughJob() {}

@@ -9,8 +9,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 /**
  * Exact dedup in keyed state: a {@code ValueState} flag per (request id, ad id), with the retention as
  * its TTL ({@link ExactDedupFunction}). In a class of its own, without the Table API that {@link
- * AlternativeDedupStages} also uses, so that the cluster benchmark's jar runs it on a cluster that has
- * no Table API on its class path.
+ * SqlKeepFirstStage} needs, so that the cluster benchmark's jar runs it on a cluster that has no Table
+ * API on its class path.
  */
 final class ExactKeyedStage {
 
