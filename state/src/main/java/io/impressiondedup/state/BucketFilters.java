@@ -1,12 +1,13 @@
 package io.impressiondedup.state;
 
-import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
  * The filters of one shard, one per live time bucket, ordered by bucket id: the metadata half of the
- * dedup state (the bits are stored page-wise, see {@link PageAddress}).
+ * dedup state (the stored impressions are page-wise: Bloom bits by {@link PageAddress}, fingerprints in
+ * {@code FingerprintPage}s). Each bucket is in the {@link StateFormat} it was created in, so a shard may hold
+ * both while a change of {@code --state-format} works through the retention.
  *
  * <p>A shard holds a handful of buckets (retention / bucket size + 2 with records ahead of the
  * watermark), so this is a pair of sorted arrays rather than a map: lookups and range scans per
@@ -15,14 +16,14 @@ import java.util.Objects;
 public final class BucketFilters {
 
     private long[] buckets;
-    private ScalableBloomFilter[] filters;
+    private BucketFilter[] filters;
     private int size;
 
     public BucketFilters() {
-        this(new long[4], new ScalableBloomFilter[4], 0);
+        this(new long[4], new BucketFilter[4], 0);
     }
 
-    private BucketFilters(long[] buckets, ScalableBloomFilter[] filters, int size) {
+    private BucketFilters(long[] buckets, BucketFilter[] filters, int size) {
         this.buckets = buckets;
         this.filters = filters;
         this.size = size;
@@ -42,13 +43,13 @@ public final class BucketFilters {
         return buckets[index];
     }
 
-    public ScalableBloomFilter filterAt(int index) {
+    public BucketFilter filterAt(int index) {
         checkIndex(index);
         return filters[index];
     }
 
     /** The filter of {@code bucket}, or {@code null}. */
-    public ScalableBloomFilter get(long bucket) {
+    public BucketFilter get(long bucket) {
         int index = firstIndexAtOrAfter(bucket);
         return index < size && buckets[index] == bucket ? filters[index] : null;
     }
@@ -65,7 +66,7 @@ public final class BucketFilters {
         return i;
     }
 
-    public void put(long bucket, ScalableBloomFilter filter) {
+    public void put(long bucket, BucketFilter filter) {
         Objects.requireNonNull(filter, "filter");
         int index = Arrays.binarySearch(buckets, 0, size, bucket);
         if (index >= 0) {
@@ -85,12 +86,12 @@ public final class BucketFilters {
     }
 
     /** Removes {@code bucket}, returning its filter or {@code null}. */
-    public ScalableBloomFilter remove(long bucket) {
+    public BucketFilter remove(long bucket) {
         int index = Arrays.binarySearch(buckets, 0, size, bucket);
         if (index < 0) {
             return null;
         }
-        ScalableBloomFilter removed = filters[index];
+        BucketFilter removed = filters[index];
         System.arraycopy(buckets, index + 1, buckets, index, size - index - 1);
         System.arraycopy(filters, index + 1, filters, index, size - index - 1);
         size--;
@@ -98,7 +99,7 @@ public final class BucketFilters {
         return removed;
     }
 
-    /** Bytes of all filters' layers beyond their first: what the shard state cap bounds. */
+    /** Bytes of all Bloom filters' layers beyond their first: what the shard state cap bounds. */
     public long growthBytes() {
         long total = 0;
         for (int i = 0; i < size; i++) {
@@ -107,8 +108,18 @@ public final class BucketFilters {
         return total;
     }
 
+    /** Whether any bucket is in {@code format}. */
+    public boolean holds(StateFormat format) {
+        for (int i = 0; i < size; i++) {
+            if (filters[i].format() == format) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public BucketFilters copy() {
-        ScalableBloomFilter[] copies = new ScalableBloomFilter[Math.max(4, size)];
+        BucketFilter[] copies = new BucketFilter[Math.max(4, size)];
         for (int i = 0; i < size; i++) {
             copies[i] = filters[i].copy();
         }

@@ -9,8 +9,10 @@ import io.impressiondedup.state.bloom.ScalableBloomFilter;
  *
  * <ul>
  *   <li>{@link #liveBuckets()}: shard-bucket filters held;
- *   <li>{@link #bloomBytes()}: their bits at full size (pages are created lazily, so state may be smaller
- *       early in a bucket);
+ *   <li>{@link #bloomBytes()}: the Bloom filters' bits at full size (pages are created lazily, so state may be
+ *       smaller early in a bucket);
+ *   <li>{@link #fingerprintBuckets()} and {@link #fingerprints()}: the shard-buckets in the fingerprint format and
+ *       the distinct fingerprints they hold, exactly;
  *   <li>{@link #maxFillRatio()}: the fullest filter's inserts over its planned capacity (above 1 the
  *       traffic is over plan and layers are being added);
  *   <li>{@link #worstShardEstimatedFpp()}: for the worst shard, the summed estimated FPP of its live
@@ -25,6 +27,8 @@ public final class FilterStatistics {
 
     private int liveBuckets;
     private long bloomBytes;
+    private int fingerprintBuckets;
+    private long fingerprints;
     private double maxFillRatio;
     private double worstShardEstimatedFpp;
 
@@ -35,9 +39,14 @@ public final class FilterStatistics {
         }
         double shardFpp = 0;
         for (int i = 0; i < shard.size(); i++) {
-            ScalableBloomFilter filter = shard.filterAt(i);
+            BucketFilter filter = shard.filterAt(i);
             liveBuckets++;
-            bloomBytes += filter.bytes();
+            if (filter instanceof ScalableBloomFilter) {
+                bloomBytes += ((ScalableBloomFilter) filter).bytes();
+            } else {
+                fingerprintBuckets++;
+                fingerprints += filter.inserted();
+            }
             maxFillRatio = Math.max(maxFillRatio, filter.loadFactor());
             shardFpp += filter.estimatedFpp();
         }
@@ -58,6 +67,8 @@ public final class FilterStatistics {
     public FilterStatistics merge(FilterStatistics other) {
         liveBuckets += other.liveBuckets;
         bloomBytes += other.bloomBytes;
+        fingerprintBuckets += other.fingerprintBuckets;
+        fingerprints += other.fingerprints;
         maxFillRatio = Math.max(maxFillRatio, other.maxFillRatio);
         worstShardEstimatedFpp = Math.max(worstShardEstimatedFpp, other.worstShardEstimatedFpp);
         return this;
@@ -71,6 +82,14 @@ public final class FilterStatistics {
         return bloomBytes;
     }
 
+    public int fingerprintBuckets() {
+        return fingerprintBuckets;
+    }
+
+    public long fingerprints() {
+        return fingerprints;
+    }
+
     public double maxFillRatio() {
         return maxFillRatio;
     }
@@ -81,7 +100,8 @@ public final class FilterStatistics {
 
     @Override
     public String toString() {
-        return "FilterStatistics{liveBuckets=" + liveBuckets + ", bloomBytes=" + bloomBytes + ", maxFillRatio=" + maxFillRatio
+        return "FilterStatistics{liveBuckets=" + liveBuckets + ", bloomBytes=" + bloomBytes + ", fingerprintBuckets=" + fingerprintBuckets
+                + ", fingerprints=" + fingerprints + ", maxFillRatio=" + maxFillRatio
                 + ", worstShardEstimatedFpp=" + worstShardEstimatedFpp + '}';
     }
 }

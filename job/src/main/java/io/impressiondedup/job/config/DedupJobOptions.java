@@ -3,6 +3,7 @@ package io.impressiondedup.job.config;
 import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
 import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
@@ -138,6 +139,15 @@ public final class DedupJobOptions {
                     + " unaffected (metric capped-insertions). The default 8 lets one bucket run 15x, or the four buckets held most"
                     + " of the day 7x, over plan at the configured FPP; it stops one request id with millions of ad ids (all in one"
                     + " shard) from growing that shard up to 65,535x its plan."));
+    public static final ConfigOption<StateFormat> STATE_FORMAT = declare(ConfigOptions.key("state-format").enumType(StateFormat.class)
+            .defaultValue(StateFormat.BLOOM)
+            .withDescription("How new time buckets store their impressions: bloom (scalable blocked Bloom filters, about 22 bits"
+                    + " per unique impression at FPP 0.001 on plan, 44 at 4x over plan; the fastest) or fingerprints (Elias-Fano"
+                    + " coded fingerprints, about 14.7 bits on plan and 18.2 at 4x, an exact count per bucket, slower inserts; see"
+                    + " docs/SCALING.md). Both keep the configured FPP. It applies to buckets created from now on: a restore"
+                    + " with the other format keeps each restored bucket in its own format until it expires, so a switch either"
+                    + " way needs no migration. State holding fingerprint buckets cannot be restored by a release before this"
+                    + " option (it fails naming the bucket-filters format version 3)."));
     public static final ConfigOption<Duration> STATE_TTL = declare(ConfigOptions.key("state-ttl").durationType().noDefaultValue()
             .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
                     + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"
@@ -265,7 +275,7 @@ public final class DedupJobOptions {
 
     /** The options that decide the Bloom filters' sizing and time buckets: what the {@code plan} command takes. */
     public static final List<ConfigOption<?>> PLAN = List.of(CAPACITY, FPP, BUCKET_SIZE, RETENTION, ALLOWED_LATENESS, ZONE, KEY_BITS,
-            MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_BACKEND);
+            MAX_PARALLELISM, SHARDS, PAGE_BYTES, PAGE_CACHE_BYTES, SHARD_STATE_CAP, STATE_FORMAT, STATE_BACKEND);
 
     /** A rule an option's value (given or default) must meet, and how to say what was expected. */
     public static final class Rule<T> {

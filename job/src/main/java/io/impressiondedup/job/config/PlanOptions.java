@@ -38,6 +38,7 @@ public final class PlanOptions {
                             .withAdIdsKeyed(options.getOptional(FINGERPRINT_SECRET_FILE).isPresent()))
                     .pageBytes(options.getOptional(PAGE_BYTES).orElse(options.get(STATE_BACKEND).defaultPageBytes()))
                     .shardStateCap(options.get(SHARD_STATE_CAP))
+                    .stateFormat(options.get(STATE_FORMAT))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("--" + CAPACITY.key() + " " + options.get(CAPACITY) + " with --" + SHARDS.key() + " " + shards

@@ -5,8 +5,11 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.operators.stats.RecordOutcome;
 import io.impressiondedup.operators.stats.StatsOutcome;
+import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.Insertion;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.fingerprint.HashMixing;
@@ -34,7 +37,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drops duplicate impressions with time-bucketed Bloom filters held in keyed state. Keyed by shard
+ * Drops duplicate impressions with time-bucketed filters held in keyed state: Bloom filters by default, or
+ * fingerprint stores ({@link DedupPlan#stateFormat()}, {@code --state-format}; each bucket keeps the format it was
+ * created in, {@link ShardFilters}). Keyed by shard
  * ({@link ShardKeySelector}); the first impression of a (request, ad) passes, later copies are dropped.
  *
  * <p><b>Per record</b> (the rules are {@link TimeBuckets}'s, numbered there). The record is checked
@@ -165,6 +170,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient ValueState<BucketFilters> directoryState;
     private transient MapState<Long, PageGroup> pageState;
     private transient MapStatePageGroups pages;
+    private transient MapState<Long, FingerprintPage> fingerprintPageState;
+    private transient MapStateFingerprintPages fingerprintPages;
     /** The write-back cache of page groups ({@link DedupSettings#pageCacheBytes()}), or {@code null} if off. */
     private transient PageGroupCache pageCache;
     private transient InternalTimerService<Long> expiryTimers;
@@ -198,6 +205,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         directoryState = getPartitionedState(DedupStateLayout.directory());
         pageState = getPartitionedState(DedupStateLayout.pages());
+        fingerprintPageState = getPartitionedState(DedupStateLayout.fingerprintPages());
 
         shardCountState = context.getOperatorStateStore()
                 .getUnionListState(DedupStateLayout.shardCount());
@@ -276,6 +284,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                 !getKeyedStateBackend().isSafeToReuseKVState(), metrics.pageCacheHits, metrics.pageCacheMisses,
                 metrics.pageCacheDirtyEvictions);
         pages = new MapStatePageGroups(pageState, pageCache);
+        fingerprintPages = new MapStateFingerprintPages(fingerprintPageState);
+        LOG.info("New buckets are stored as {} (--state-format)", plan.stateFormat().optionValue());
         LOG.info("Page-group cache: {}", pageCache == null ? "off"
                 : cachedGroups + " groups (" + settings.pageCacheBytes() + " bytes at " + PageGroupCache.bytesPerGroup(plan) + " per group)");
         growthWarnings = new FilterGrowthWarnings(plan, buckets, metrics.filterExpansions, metrics.cappedInsertions);
@@ -338,9 +348,10 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         BucketFilters directory = directories.get(shard);
         shardFilters.beginRecord(impression.digestHigh(), impression.digestLow(), HashMixing.adIdHash(impression.adId()), impression.keyedAdIdHash());
         pages.beginRecord(shard);
+        fingerprintPages.beginRecord();
 
         // A late record is checked against live buckets only (TimeBuckets rule 5).
-        if (shardFilters.bucketHolding(directory, pages, eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
+        if (shardFilters.bucketHolding(directory, pages, fingerprintPages, eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
             metrics.duplicates.inc();
             if (late) {
                 metrics.lateDuplicates.inc();
@@ -403,7 +414,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
      * the timers of a filter it creates.
      */
     private void insert(int shard, BucketFilters directory, long bucket) throws Exception {
-        ScalableBloomFilter.Insertion insertion = shardFilters.insert(directory, pages, bucket);
+        Insertion insertion = shardFilters.insert(directory, pages, fingerprintPages, bucket);
         if (shardFilters.createdFilter()) {
             expiryTimers.registerEventTimeTimer(bucket, buckets.expiryOf(bucket));
             if (safetyTtlMillis > 0) {
@@ -463,9 +474,13 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     /** Removes a bucket's filter and pages from a shard (its key is current); returns whether it was there. */
     private boolean dropBucket(int shard, long bucket) throws Exception {
-        ScalableBloomFilter dropped = directories.get(shard).remove(bucket);
-        if (dropped != null) {
+        BucketFilter dropped = directories.get(shard).remove(bucket);
+        if (dropped instanceof ScalableBloomFilter) {
             pages.removeBucket(shard, bucket);
+        } else if (dropped != null) {
+            fingerprintPages.removeBucket(bucket);
+        }
+        if (dropped != null) {
             growthWarnings.forget(shard, bucket);
         }
         directories.writeThrough(shard); // rare: state never lists a bucket whose pages are gone

@@ -2,6 +2,8 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
 import io.impressiondedup.state.serialization.BucketFiltersSerializer;
 import io.impressiondedup.state.serialization.PageGroupSerializer;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -17,11 +19,15 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  *
  * <p><b>Keyed state</b>, keyed by the shard's Flink key ({@link ShardKeys#keyOf}, an {@code Integer}):
  * <ul>
- *   <li>{@value #DIRECTORY} ({@code ValueState<BucketFilters>}): each live bucket's filter metadata
- *       (geometry, planned capacity, FPP and insert count of each layer), a few dozen bytes per bucket;
+ *   <li>{@value #DIRECTORY} ({@code ValueState<BucketFilters>}): each live bucket's format and filter metadata
+ *       (Bloom: geometry, planned capacity, FPP and insert count of each layer; fingerprints: the sizing and the
+ *       count), a few dozen bytes per bucket;
  *   <li>{@value #PAGES} ({@code MapState<Long, PageGroup>}): every page of every filter of the shard,
  *       keyed by {@code PageAddress} (geometry slot, page index), the pages at one index of all filters of
  *       one geometry together, so a record reads one entry;
+ *   <li>{@value #FINGERPRINT_PAGES} ({@code MapState<Long, FingerprintPage>}): the sections of every bucket in the
+ *       fingerprint format, keyed by (page count, page index) ({@code MapStateFingerprintPages#keyOf}); empty in
+ *       state that holds Bloom buckets only, and absent from savepoints written before the format existed;
  *   <li>timers of the service {@value #EXPIRY_TIMERS}, namespace = bucket id: an event-time timer at
  *       each bucket's expiry and a processing-time safety timer. They are derived from the directory:
  *       the operator registers them again for every restored bucket, so state written without them (by
@@ -45,6 +51,8 @@ public final class DedupStateLayout {
     public static final String DIRECTORY = "bucket-filters";
     /** Keyed: {@code MapState<Long, PageGroup>}, the shard's Bloom pages by {@code PageAddress}. */
     public static final String PAGES = "bloom-page-groups";
+    /** Keyed: {@code MapState<Long, FingerprintPage>}, the shard's fingerprint pages. */
+    public static final String FINGERPRINT_PAGES = "fingerprint-pages";
     /** Timer service of the bucket expiry timers (namespace: bucket id). */
     public static final String EXPIRY_TIMERS = "bucket-expiry";
     /** Operator union state: the shard count. */
@@ -68,6 +76,10 @@ public final class DedupStateLayout {
 
     public static MapStateDescriptor<Long, PageGroup> pages() {
         return new MapStateDescriptor<>(PAGES, LongSerializer.INSTANCE, PageGroupSerializer.INSTANCE);
+    }
+
+    public static MapStateDescriptor<Long, FingerprintPage> fingerprintPages() {
+        return new MapStateDescriptor<>(FINGERPRINT_PAGES, LongSerializer.INSTANCE, FingerprintPageSerializer.INSTANCE);
     }
 
     public static ListStateDescriptor<Integer> shardCount() {

@@ -1,6 +1,8 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
@@ -40,32 +42,46 @@ final class FilterGrowthWarnings {
         this.cappedInsertions = cappedInsertions;
     }
 
-    /** Counts every added layer; warns once per bucket (per subtask), at the first shard that overflows. */
-    void grew(int shard, long bucket, ScalableBloomFilter filter) {
+    /** Counts every added layer (or opened band); warns once per bucket (per subtask), at the first shard that overflows. */
+    void grew(int shard, long bucket, BucketFilter filter) {
         filterExpansions.inc();
         if (bucketsWarnedAbout.add(bucket)) {
+            String growth;
+            if (filter instanceof ScalableBloomFilter bloom) {
+                growth = String.format(Locale.ROOT, "added a layer for %d more at FPP %s", bloom.layers().get(bloom.layerCount() - 1).capacity(),
+                        bloom.layers().get(bloom.layerCount() - 1).fpp());
+            } else {
+                growth = "opened fingerprint band " + ((FingerprintBucket) filter).nextBand() + " (each band up to twice the one before,"
+                        + " a few bits more per fingerprint)";
+            }
             LOG.warn(
-                    "Bucket {} of shard {} reached its planned capacity of {} unique impressions; added a layer"
-                            + " for {} more at FPP {}. Traffic is over plan: the FPP stays within budget, but"
-                            + " state grows. Other shards of this bucket will follow quietly (metric filter-expansions);"
-                            + " raise the planned capacity if this is the new normal.",
+                    "Bucket {} of shard {} reached its planned capacity of {} unique impressions; {}. Traffic is over plan:"
+                            + " the FPP stays within budget, but state grows. Other shards of this bucket will follow quietly"
+                            + " (metric filter-expansions); raise the planned capacity if this is the new normal.",
                     Instant.ofEpochMilli(buckets.startOf(bucket)),
                     shard,
                     filter.initialCapacity(),
-                    filter.layers().get(filter.layerCount() - 1).capacity(),
-                    filter.layers().get(filter.layerCount() - 1).fpp());
+                    growth);
         } else {
-            LOG.debug("Bucket {} of shard {} grew to {} layers ({} impressions)",
-                    Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.layerCount(), filter.inserted());
+            LOG.debug("Bucket {} of shard {} grew ({} impressions)", Instant.ofEpochMilli(buckets.startOf(bucket)), shard, filter.inserted());
         }
     }
 
     /** Counts an insert into a full layer that could not grow; warns once per shard and bucket. */
-    void insertedPastCap(int shard, long bucket, ScalableBloomFilter filter) {
+    void insertedPastCap(int shard, long bucket, BucketFilter bucketFilter) {
         cappedInsertions.inc();
         if (!capsWarnedAbout.add(new ShardBucket(shard, bucket))) {
             return;
         }
+        if (bucketFilter instanceof FingerprintBucket fingerprints) {
+            LOG.warn("Bucket {} of shard {} holds {} fingerprints, {}x its planned capacity of {}, past its last band: further"
+                            + " fingerprints go to that band, and this shard drops unique impressions at a rate above the configured"
+                            + " FPP, rising as it fills (gauge estimated-fpp). Further such inserts are counted in capped-insertions.",
+                    Instant.ofEpochMilli(buckets.startOf(bucket)), shard, fingerprints.inserted(),
+                    String.format(Locale.ROOT, "%.1f", fingerprints.loadFactor()), fingerprints.initialCapacity());
+            return;
+        }
+        ScalableBloomFilter filter = (ScalableBloomFilter) bucketFilter;
         long nextLayer = filter.nextLayerBytes();
         String why = nextLayer == Long.MAX_VALUE
                 ? "its filter cannot add another layer (" + filter.layerCount() + " layers, the most one filter can hold or address)"

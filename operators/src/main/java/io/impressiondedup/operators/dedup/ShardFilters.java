@@ -1,7 +1,13 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.Insertion;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
@@ -11,6 +17,14 @@ import io.impressiondedup.state.time.TimeBuckets;
  * it into a bucket's filter (created on first use). The one implementation of both, used by {@link
  * DedupOperator} for every record and by the state tools' {@code bootstrap}, which must build exactly
  * the filters the operator would have built from the same impressions.
+ *
+ * <p><b>Two formats.</b> Each bucket is in the {@link StateFormat} it was created in ({@link BucketFilter#format()}):
+ * a Bloom filter's bits are in the Bloom page groups ({@link MapStatePageGroups}), a fingerprint bucket's sections
+ * in the fingerprint pages ({@link MapStateFingerprintPages}). A lookup asks each bucket in its own format, so a
+ * shard holding both while a change of {@code --state-format} works through the retention answers exactly as
+ * each format alone would; a new bucket takes the plan's format ({@link DedupPlan#stateFormat()}). Both formats
+ * hash a record alike (the probe hashes of its bucket's scheme): a Bloom filter probes with h1 and h2, the
+ * fingerprint store takes its page from h1 and its value from h2 ({@link FingerprintStoreSizing}).
  *
  * <p>Per record: {@link #beginRecord} with the impression's digest and both ad-id hashes, then {@link
  * #bucketHolding} and, on a miss, {@link #insert}. Probe hashes are computed once per fingerprint
@@ -31,6 +45,8 @@ public final class ShardFilters {
     private final TimeBuckets buckets;
     /** {@link DedupPlan#shardGrowthAllowanceBytes()}, computed once. */
     private final long shardGrowthAllowance;
+    /** The fingerprint sizing of new buckets, if the plan creates them in that format. */
+    private final FingerprintStoreSizing fingerprintSizing;
 
     private long digestHigh;
     private long digestLow;
@@ -46,12 +62,14 @@ public final class ShardFilters {
         this.plan = plan;
         this.buckets = plan.timeBuckets().copy(); // its bucket cache is not shared between threads
         this.shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
+        this.fingerprintSizing = plan.stateFormat() == StateFormat.FINGERPRINTS ? FingerprintStoreSizing.forPlan(plan) : null;
     }
 
     private ShardFilters(TimeBuckets buckets) {
         this.plan = null;
         this.buckets = buckets.copy();
         this.shardGrowthAllowance = 0;
+        this.fingerprintSizing = null;
     }
 
     /**
@@ -80,7 +98,8 @@ public final class ShardFilters {
      * TimeBuckets#lastBucketToCheck}); a late record is checked against live buckets only (rule 5, an expired
      * bucket whose timer has not fired yet is skipped). {@link TimeBuckets#NO_BUCKET} if none holds it.
      */
-    public long bucketHolding(BucketFilters directory, MapStatePageGroups pages, long eventTime, boolean late, long watermark) {
+    public long bucketHolding(BucketFilters directory, MapStatePageGroups pages, MapStateFingerprintPages fingerprintPages,
+            long eventTime, boolean late, long watermark) {
         long last = buckets.lastBucketToCheck(eventTime);
         for (int i = directory.firstIndexAtOrAfter(buckets.firstBucketToCheck(eventTime)); i < directory.size(); i++) {
             long bucket = directory.bucketAt(i);
@@ -90,11 +109,19 @@ public final class ShardFilters {
             if (late && !buckets.isLive(bucket, watermark)) {
                 continue;
             }
-            ScalableBloomFilter filter = directory.filterAt(i);
+            BucketFilter filter = directory.filterAt(i);
             hash(filter.fingerprintScheme());
-            pages.select(bucket, filter);
-            if (filter.mightContain(h1, h2, pages)) {
-                return bucket;
+            if (filter instanceof ScalableBloomFilter bloom) {
+                pages.select(bucket, bloom);
+                if (bloom.mightContain(h1, h2, pages)) {
+                    return bucket;
+                }
+            } else {
+                FingerprintStoreSizing sizing = ((FingerprintBucket) filter).sizing();
+                FingerprintPage page = fingerprintPages.read(MapStateFingerprintPages.keyOf(sizing.pages(), sizing.pageOf(h1)));
+                if (page != null && page.mightContain(bucket, h2, sizing)) {
+                    return bucket;
+                }
             }
         }
         return TimeBuckets.NO_BUCKET;
@@ -102,25 +129,43 @@ public final class ShardFilters {
 
     /**
      * Inserts the current record, found absent, into {@code bucket}'s filter of {@code directory}, creating
-     * the filter from the plan on first use ({@link #createdFilter()} then says so: the operator registers
-     * its timers). A full filter adds a layer while the shard's growth layers stay within the shard state
-     * cap, else it over-fills ({@link ScalableBloomFilter#insertAbsent(long, long, io.impressiondedup.state.bloom.BloomPageStore, long)}).
+     * the filter in the plan's format on first use ({@link #createdFilter()} then says so: the operator registers
+     * its timers). A full Bloom filter adds a layer while the shard's growth layers stay within the shard state
+     * cap, else it over-fills ({@link ScalableBloomFilter#insertAbsent(long, long, io.impressiondedup.state.bloom.BloomPageStore, long)});
+     * a fingerprint bucket over plan opens its next band ({@link FingerprintBucket#recordInsert()}).
      */
-    public ScalableBloomFilter.Insertion insert(BucketFilters directory, MapStatePageGroups pages, long bucket) {
+    public Insertion insert(BucketFilters directory, MapStatePageGroups pages, MapStateFingerprintPages fingerprintPages, long bucket) {
         if (plan == null) {
             throw new IllegalStateException("ShardFilters.lookupsOnly cannot insert");
         }
-        ScalableBloomFilter filter = directory.get(bucket);
+        BucketFilter filter = directory.get(bucket);
         createdFilter = filter == null;
         if (createdFilter) {
-            filter = plan.newBucketFilter();
+            filter = fingerprintSizing != null
+                    ? new FingerprintBucket(plan.fingerprintScheme(), fingerprintSizing, 0)
+                    : plan.newBucketFilter();
             directory.put(bucket, filter);
         }
         hash(filter.fingerprintScheme());
-        pages.select(bucket, filter);
-        // What the shard's growth layers may still take; only summed when the filter needs a layer.
-        long growthAllowance = filter.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
-        return filter.insertAbsent(h1, h2, pages, growthAllowance);
+        if (filter instanceof ScalableBloomFilter bloom) {
+            pages.select(bucket, bloom);
+            // What the shard's growth layers may still take; only summed when the filter needs a layer.
+            long growthAllowance = bloom.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
+            return bloom.insertAbsent(h1, h2, pages, growthAllowance);
+        }
+        FingerprintBucket fingerprints = (FingerprintBucket) filter;
+        FingerprintStoreSizing sizing = fingerprints.sizing();
+        long key = MapStateFingerprintPages.keyOf(sizing.pages(), sizing.pageOf(h1));
+        FingerprintPage page = fingerprintPages.read(key);
+        if (page == null) {
+            page = new FingerprintPage();
+        }
+        if (!page.insert(bucket, fingerprints.nextBand(), h2, sizing)) {
+            return Insertion.INSERTED; // its value is in the section already: a lookup of this bucket finds it
+        }
+        Insertion insertion = fingerprints.recordInsert();
+        fingerprintPages.write(key, page);
+        return insertion;
     }
 
     /** Whether the last {@link #insert} created its bucket's filter. */

@@ -8,6 +8,7 @@ import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.BloomLayer;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -153,7 +154,7 @@ class DifferentialDedupTest {
         FalsePositiveBound promise = new FalsePositiveBound(settings.plan());
         int growthLayers = 0;
         for (int i = 0; i < directory.size(); i++) {
-            List<BloomLayer> layers = directory.filterAt(i).layers();
+            List<BloomLayer> layers = ((ScalableBloomFilter) directory.filterAt(i)).layers();
             for (int layer = 0; layer < layers.size(); layer++) {
                 assertThat(layers.get(layer).geometry()).as("layer %s of bucket %s", layer, directory.bucketAt(i))
                         .isEqualTo(promise.promisedLayerGeometry(layer));

@@ -36,7 +36,7 @@ class HeapFootprintTest {
             }
             h.snapshot(1);
             int shardKey = h.shardKeyOf(impression("request-0", "ad", T0));
-            ScalableBloomFilter filter = h.storedDirectory(shardKey).get(T0 / TestImpressions.DAY);
+            ScalableBloomFilter filter = (ScalableBloomFilter) h.storedDirectory(shardKey).get(T0 / TestImpressions.DAY);
             assertThat(filter.layerCount()).isEqualTo(1);
             BloomGeometry geometry = filter.layers().get(0).geometry();
             assertThat(h.pagesPerBucket(shardKey).values()).containsExactly((long) geometry.numPages());

@@ -43,7 +43,7 @@ class ShardStateCapTest {
             long capped = h.counter(DedupMetrics.CAPPED_INSERTIONS);
             assertThat(capped).as("unique ads inserted past the cap").isGreaterThan(1000);
             h.snapshot(1); // flushes the directories, refreshes the gauges
-            ScalableBloomFilter flooded = h.storedDirectory(attacked).get(BUCKET);
+            ScalableBloomFilter flooded = (ScalableBloomFilter) h.storedDirectory(attacked).get(BUCKET);
             assertThat(flooded.bytes()).isLessThanOrEqualTo(plan.shardStateCapBytes());
             assertThat(h.pageBytes(attacked)).isLessThanOrEqualTo(plan.shardStateCapBytes());
             assertThat(flooded.estimatedFpp()).as("the flooded shard pays in FPP").isGreaterThan(0.5);
@@ -77,7 +77,7 @@ class ShardStateCapTest {
                     continue;
                 }
                 BucketFilters directory = h.storedDirectory(key);
-                ScalableBloomFilter filter = directory.get(BUCKET);
+                ScalableBloomFilter filter = (ScalableBloomFilter) directory.get(BUCKET);
                 assertThat(filter.estimatedFpp()).as("shard %s", shard).isLessThanOrEqualTo(plan.bucketFpp());
                 if (filter.layerCount() > 1) {
                     grown.add(shard);

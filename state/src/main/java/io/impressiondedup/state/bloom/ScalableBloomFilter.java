@@ -2,6 +2,9 @@ package io.impressiondedup.state.bloom;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.state.BucketFilter;
+import io.impressiondedup.state.Insertion;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,7 +42,7 @@ import java.util.Objects;
  *
  * <p>Not thread-safe.
  */
-public final class ScalableBloomFilter {
+public final class ScalableBloomFilter implements BucketFilter {
 
     /** Capacity multiplier of each new layer. */
     public static final int GROWTH_FACTOR = 2;
@@ -118,20 +121,6 @@ public final class ScalableBloomFilter {
             }
         }
         return false;
-    }
-
-    /** What {@link #insertAbsent(long, long, BloomPageStore, long)} did. */
-    public enum Insertion {
-        /** Into the newest layer, which had room. */
-        INSERTED,
-        /** Into a layer added for it: the newest was full. */
-        GREW,
-        /**
-         * Into the newest layer although it was full: a new layer would have exceeded the growth
-         * allowance, or the filter can add none ({@link #nextLayerBytes()}). The filter's FPP rises
-         * above its target.
-         */
-        OVER_FILLED
     }
 
     /**
@@ -218,10 +207,17 @@ public final class ScalableBloomFilter {
         layers.add(new BloomLayer(geometry, capacity, fpp, 0));
     }
 
+    @Override
+    public StateFormat format() {
+        return StateFormat.BLOOM;
+    }
+
+    @Override
     public FingerprintScheme fingerprintScheme() {
         return fingerprintScheme;
     }
 
+    @Override
     public long initialCapacity() {
         return initialCapacity;
     }
@@ -252,6 +248,7 @@ public final class ScalableBloomFilter {
     }
 
     /** Elements inserted over all layers. */
+    @Override
     public long inserted() {
         long total = 0;
         for (BloomLayer layer : layers) {
@@ -270,11 +267,13 @@ public final class ScalableBloomFilter {
     }
 
     /** Size of the layers beyond the first (the growth) if every page existed. */
+    @Override
     public long growthBytes() {
         return bytes() - layers.get(0).geometry().bytes();
     }
 
     /** Elements inserted relative to the planned capacity n0 (above 1: traffic over plan). */
+    @Override
     public double loadFactor() {
         return (double) inserted() / initialCapacity;
     }
@@ -283,6 +282,7 @@ public final class ScalableBloomFilter {
      * The compound FPP at the current fill: {@code 1 - prod(1 - fpp_i)} over the layers, each from the
      * blocked formula. Computes a Poisson sum per layer; for gauges, not per record.
      */
+    @Override
     public double estimatedFpp() {
         double allNegative = 1.0;
         for (BloomLayer layer : layers) {
@@ -291,6 +291,7 @@ public final class ScalableBloomFilter {
         return 1.0 - allNegative;
     }
 
+    @Override
     public ScalableBloomFilter copy() {
         List<BloomLayer> copies = new ArrayList<>(layers.size());
         for (BloomLayer layer : layers) {

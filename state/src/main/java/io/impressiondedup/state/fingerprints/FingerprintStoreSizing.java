@@ -213,6 +213,24 @@ public final class FingerprintStoreSizing implements ValueRanges {
     }
 
     @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof FingerprintStoreSizing)) {
+            return false;
+        }
+        FingerprintStoreSizing that = (FingerprintStoreSizing) o;
+        return capacityPerShard == that.capacityPerShard && Double.compare(fpp, that.fpp) == 0
+                && bucketsChecked == that.bucketsChecked && pages == that.pages;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(capacityPerShard, fpp, bucketsChecked, pages);
+    }
+
+    @Override
     public String toString() {
         return String.format(Locale.ROOT, "FingerprintStoreSizing{n0=%d, fpp=%s, bucketsChecked=%d, pages=%d, U0=%d, bands=%d}",
                 capacityPerShard, fpp, bucketsChecked, pages, valueRanges[0], valueRanges.length);

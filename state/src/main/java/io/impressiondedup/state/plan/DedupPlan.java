@@ -2,6 +2,7 @@ package io.impressiondedup.state.plan;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.BloomBlock;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomSizing;
@@ -50,6 +51,11 @@ import java.util.Objects;
  * bounded at 8x the planned state of the shard under attack, 5.5% more than the whole planned state
  * at 128 shards. The next
  * step, 31x over plan in one bucket, needs 40.3 B0 and is refused.
+ *
+ * <p><b>State format.</b> {@link #stateFormat()} is the format new buckets are created in ({@code
+ * --state-format}); the sizing above is the Bloom format's, the fingerprint format sizes its sections from the
+ * same capacity, FPP and buckets checked ({@code FingerprintStoreSizing.forPlan}). Buckets already in state keep
+ * the format and sizing they were created with.
  */
 public final class DedupPlan implements Serializable {
 
@@ -70,6 +76,7 @@ public final class DedupPlan implements Serializable {
     private final FingerprintScheme fingerprintScheme;
     private final int blocksPerPage;
     private final double shardStateCap;
+    private final StateFormat stateFormat;
 
     private DedupPlan(Builder b) {
         this.capacityPerBucket = b.capacityPerBucket;
@@ -79,6 +86,7 @@ public final class DedupPlan implements Serializable {
         this.fingerprintScheme = b.fingerprintScheme;
         this.blocksPerPage = b.pageBytes / (BloomBlock.BITS / Byte.SIZE);
         this.shardStateCap = b.shardStateCap;
+        this.stateFormat = b.stateFormat;
     }
 
     public static Builder builder() {
@@ -88,10 +96,15 @@ public final class DedupPlan implements Serializable {
     /** This plan with new filters of {@code scheme} (e.g. ad ids keyed once a secret is configured); all else the same. */
     public DedupPlan withFingerprintScheme(FingerprintScheme scheme) {
         return builder().capacityPerBucket(capacityPerBucket).fpp(fpp).shards(shards).timeBuckets(timeBuckets)
-                .fingerprintScheme(scheme).pageBytes(pageBytes()).shardStateCap(shardStateCap).build();
+                .fingerprintScheme(scheme).pageBytes(pageBytes()).shardStateCap(shardStateCap).stateFormat(stateFormat).build();
     }
 
-    /** A new, empty filter for one shard's bucket. */
+    /** The format new buckets are created in. */
+    public StateFormat stateFormat() {
+        return stateFormat;
+    }
+
+    /** A new, empty Bloom filter for one shard's bucket (whatever {@link #stateFormat()} says). */
     public ScalableBloomFilter newBucketFilter() {
         return ScalableBloomFilter.create(fingerprintScheme, capacityPerShard(), bucketFpp(), blocksPerPage);
     }
@@ -204,18 +217,19 @@ public final class DedupPlan implements Serializable {
                 && blocksPerPage == that.blocksPerPage
                 && Double.compare(that.shardStateCap, shardStateCap) == 0
                 && timeBuckets.equals(that.timeBuckets)
-                && fingerprintScheme.equals(that.fingerprintScheme);
+                && fingerprintScheme.equals(that.fingerprintScheme)
+                && stateFormat == that.stateFormat;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(capacityPerBucket, fpp, shards, timeBuckets, fingerprintScheme, blocksPerPage, shardStateCap);
+        return Objects.hash(capacityPerBucket, fpp, shards, timeBuckets, fingerprintScheme, blocksPerPage, shardStateCap, stateFormat);
     }
 
     @Override
     public String toString() {
         return "DedupPlan{capacityPerBucket=" + capacityPerBucket + ", fpp=" + fpp + ", shards=" + shards + ", "
-                + timeBuckets + ", " + fingerprintScheme + ", pageBytes=" + pageBytes() + ", shardStateCap=" + shardStateCap + '}';
+                + timeBuckets + ", " + fingerprintScheme + ", pageBytes=" + pageBytes() + ", shardStateCap=" + shardStateCap + ", stateFormat=" + stateFormat.optionValue() + '}';
     }
 
     /** Builder of {@link DedupPlan}; {@link #build()} validates. */
@@ -227,6 +241,7 @@ public final class DedupPlan implements Serializable {
         private FingerprintScheme fingerprintScheme = FingerprintScheme.withKeyBits(FingerprintScheme.DEFAULT_KEY_BITS);
         private int pageBytes = DEFAULT_PAGE_BYTES;
         private double shardStateCap = DEFAULT_SHARD_STATE_CAP;
+        private StateFormat stateFormat = StateFormat.BLOOM;
 
         /** Expected unique impressions per bucket over all shards (e.g. per day). */
         public Builder capacityPerBucket(long capacityPerBucket) {
@@ -265,6 +280,12 @@ public final class DedupPlan implements Serializable {
             return this;
         }
 
+        /** The format new buckets are created in (default {@link StateFormat#BLOOM}). */
+        public Builder stateFormat(StateFormat stateFormat) {
+            this.stateFormat = stateFormat;
+            return this;
+        }
+
         public DedupPlan build() {
             checkArgument(capacityPerBucket > 0, "capacity per bucket must be positive, but was %s", capacityPerBucket);
             checkArgument(fpp > 0 && fpp < 0.5, "fpp must be in (0, 0.5), but was %s", fpp);
@@ -277,6 +298,7 @@ public final class DedupPlan implements Serializable {
                     shardStateCap);
             Objects.requireNonNull(timeBuckets, "timeBuckets");
             Objects.requireNonNull(fingerprintScheme, "fingerprintScheme");
+            Objects.requireNonNull(stateFormat, "stateFormat");
             DedupPlan plan = new DedupPlan(this);
             plan.firstLayerGeometry(); // fails now, naming the limit, if a shard's filter cannot be addressed
             return plan;

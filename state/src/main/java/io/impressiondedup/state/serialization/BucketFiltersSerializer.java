@@ -1,6 +1,9 @@
 package io.impressiondedup.state.serialization;
 
+import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -9,15 +12,26 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of a shard's bucket directory.
  *
- * <p><b>Format v1 and v2:</b> {@code int} bucket count, then per bucket in ascending order its {@code long}
- * id and its filter in {@link ScalableBloomFilterSerializer}'s format of the same version (v2 adds the
- * filter's ad-id hash flag).
+ * <p><b>Format v3</b> (buckets in either {@link io.impressiondedup.state.StateFormat}): {@code int} bucket count,
+ * then per bucket in ascending order its {@code long} id, a {@code byte} format tag ({@value #TAG_BLOOM} Bloom,
+ * {@value #TAG_FINGERPRINTS} fingerprints) and the bucket's metadata: a Bloom filter in {@link
+ * ScalableBloomFilterSerializer}'s format v2, a fingerprint bucket in {@link FingerprintBucketFormat}'s v1.
+ *
+ * <p><b>Format v1 and v2</b> (Bloom only): {@code int} bucket count, then per bucket in ascending order its
+ * {@code long} id and its filter in {@link ScalableBloomFilterSerializer}'s format of the same version (v2 adds
+ * the filter's ad-id hash flag).
+ *
+ * <p>A release that reads at most v2 refuses a v3 directory when it restores ({@link VersionedSerializerSnapshot}:
+ * "reads format versions 1..2, but the checkpoint has version 3"), before any record: it cannot misread the
+ * fingerprint buckets as missing. The way back is in docs/OPERATIONS.md.
  */
 public final class BucketFiltersSerializer extends VersionedSerializer<BucketFilters> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 2;
+    public static final int CURRENT_VERSION = 3;
+    static final int TAG_BLOOM = 0;
+    static final int TAG_FINGERPRINTS = 1;
     public static final BucketFiltersSerializer INSTANCE = new BucketFiltersSerializer(CURRENT_VERSION);
 
     /** More live buckets than this is corruption: even 1-minute buckets with a day of retention stay below. */
@@ -27,7 +41,7 @@ public final class BucketFiltersSerializer extends VersionedSerializer<BucketFil
 
     BucketFiltersSerializer(int formatVersion) {
         super(formatVersion, CURRENT_VERSION);
-        this.filterSerializer = new ScalableBloomFilterSerializer(formatVersion);
+        this.filterSerializer = new ScalableBloomFilterSerializer(Math.min(formatVersion, ScalableBloomFilterSerializer.CURRENT_VERSION));
     }
 
     @Override
@@ -45,7 +59,20 @@ public final class BucketFiltersSerializer extends VersionedSerializer<BucketFil
         target.writeInt(filters.size());
         for (int i = 0; i < filters.size(); i++) {
             target.writeLong(filters.bucketAt(i));
-            filterSerializer.serialize(filters.filterAt(i), target);
+            BucketFilter filter = filters.filterAt(i);
+            if (formatVersion() < 3) {
+                if (!(filter instanceof ScalableBloomFilter)) {
+                    throw new IOException("Bucket directory format " + formatVersion() + " cannot hold bucket " + filters.bucketAt(i)
+                            + " in the fingerprint format");
+                }
+                filterSerializer.serialize((ScalableBloomFilter) filter, target);
+            } else if (filter instanceof ScalableBloomFilter) {
+                target.writeByte(TAG_BLOOM);
+                filterSerializer.serialize((ScalableBloomFilter) filter, target);
+            } else {
+                target.writeByte(TAG_FINGERPRINTS);
+                FingerprintBucketFormat.write((FingerprintBucket) filter, target);
+            }
         }
     }
 
@@ -58,9 +85,25 @@ public final class BucketFiltersSerializer extends VersionedSerializer<BucketFil
         BucketFilters filters = new BucketFilters();
         for (int i = 0; i < count; i++) {
             long bucket = source.readLong();
-            filters.put(bucket, filterSerializer.deserialize(source));
+            filters.put(bucket, readFilter(source, bucket));
         }
         return filters;
+    }
+
+    private BucketFilter readFilter(DataInputView source, long bucket) throws IOException {
+        if (formatVersion() < 3) {
+            return filterSerializer.deserialize(source);
+        }
+        int tag = source.readUnsignedByte();
+        switch (tag) {
+            case TAG_BLOOM:
+                return filterSerializer.deserialize(source);
+            case TAG_FINGERPRINTS:
+                return FingerprintBucketFormat.read(source);
+            default:
+                throw new IOException("Corrupt bucket directory: bucket " + bucket + " has format tag " + tag
+                        + " (0 bloom, 1 fingerprints)");
+        }
     }
 
     @Override

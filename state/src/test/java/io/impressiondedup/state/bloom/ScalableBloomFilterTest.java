@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.impressiondedup.state.TestElements;
-import io.impressiondedup.state.bloom.ScalableBloomFilter.Insertion;
+import io.impressiondedup.state.Insertion;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import java.util.ArrayList;
 import java.util.List;

@@ -54,7 +54,7 @@ class GoldenFormatV1Test {
         BucketFilters directory = GoldenFixture.read(committedFixture()).fixture.directory;
 
         assertThat(directory.size()).isEqualTo(2);
-        ScalableBloomFilter first = directory.get(GoldenFixture.FIRST_BUCKET);
+        ScalableBloomFilter first = (ScalableBloomFilter) directory.get(GoldenFixture.FIRST_BUCKET);
         assertThat(first.fingerprintScheme()).isEqualTo(GoldenFixture.SCHEME);
         assertThat(first.fingerprintScheme().adIdsKeyed()).as("format v1 knew only unkeyed ad ids").isFalse();
         assertThat(first.initialCapacity()).isEqualTo(300);
@@ -90,7 +90,7 @@ class GoldenFormatV1Test {
                 }
             }
         }
-        ScalableBloomFilter filter = fixture.directory.get(bucket);
+        ScalableBloomFilter filter = (ScalableBloomFilter) fixture.directory.get(bucket);
         TestElements elements = new TestElements(seed, GoldenFixture.SCHEME);
         for (int i = 0; i < count; i++) {
             long[] h = elements.next();

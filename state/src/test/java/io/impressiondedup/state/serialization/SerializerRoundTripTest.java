@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -117,7 +120,62 @@ class SerializerRoundTripTest {
         BucketFilters directory = new BucketFilters();
         directory.put(7, grownFilter());
         assertThat(roundTrip(old.restoreSerializer(), directory)).isEqualTo(directory);
-        assertThat(bytes(old.restoreSerializer(), directory).length + 1).isEqualTo(bytes(BucketFiltersSerializer.INSTANCE, directory).length);
+        assertThat(bytes(old.restoreSerializer(), directory).length + 1).as("v2 adds the ad-id byte")
+                .isEqualTo(bytes(new BucketFiltersSerializer(2), directory).length);
+        assertThat(bytes(new BucketFiltersSerializer(2), directory).length + 1).as("v3 adds the format tag")
+                .isEqualTo(bytes(BucketFiltersSerializer.INSTANCE, directory).length);
+    }
+
+    @Test
+    void aDirectoryHoldingBothFormatsRoundTripsAndEachBucketKeepsItsSizing() throws IOException {
+        BucketFilters directory = new BucketFilters();
+        directory.put(20_000, grownFilter());
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(3_350, 0.001, 5, 24);
+        directory.put(20_001, new FingerprintBucket(new FingerprintScheme(96, 77, true), sizing, 7_001));
+        directory.put(20_002, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
+
+        BucketFilters read = roundTrip(BucketFiltersSerializer.INSTANCE, directory);
+
+        assertThat(read).isEqualTo(directory);
+        assertThat(read.filterAt(1).format()).isEqualTo(StateFormat.FINGERPRINTS);
+        assertThat(((FingerprintBucket) read.filterAt(1)).sizing().valueRange(1)).isEqualTo(sizing.valueRange(1));
+        assertThat(read.filterAt(1).inserted()).isEqualTo(7_001);
+        assertThat(read.filterAt(1).fingerprintScheme().adIdsKeyed()).isTrue();
+    }
+
+    @Test
+    void aVersionTwoDirectorySnapshotMigratesAndItsSerializerRefusesToWriteAFingerprintBucket() throws IOException {
+        BucketFiltersSerializer.Snapshot old = new BucketFiltersSerializer.Snapshot();
+        old.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(BucketFiltersSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(old).isCompatibleAfterMigration())
+                .isTrue();
+        BucketFilters bloomOnly = new BucketFilters();
+        bloomOnly.put(7, grownFilter());
+        assertThat(roundTrip(old.restoreSerializer(), bloomOnly)).isEqualTo(bloomOnly);
+
+        BucketFilters mixed = bloomOnly.copy();
+        mixed.put(8, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 1));
+        assertThatThrownBy(() -> bytes(old.restoreSerializer(), mixed)).isInstanceOf(IOException.class)
+                .hasMessageContaining("format 2 cannot hold bucket 8 in the fingerprint format");
+    }
+
+    @Test
+    void aReleaseThatReadsUpToVersionTwoRefusesAVersionThreeDirectoryNamingTheVersion() {
+        // What the previous release's snapshot class does with this release's state (its code is this class at version 2).
+        VersionedSerializerSnapshot<BucketFilters> previousRelease = new VersionedSerializerSnapshot<>(2, BucketFiltersSerializer::new) {};
+        assertThatThrownBy(() -> previousRelease.readSnapshot(BucketFiltersSerializer.CURRENT_VERSION, new DataInputDeserializer(new byte[0]),
+                getClass().getClassLoader())).isInstanceOf(IOException.class)
+                .hasMessageContaining("reads format versions 1..2, but the checkpoint has version 3");
+    }
+
+    @Test
+    void aDirectoryWithAnUnknownFormatTagIsCorrupt() throws IOException {
+        BucketFilters directory = new BucketFilters();
+        directory.put(20_002, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
+        byte[] bytes = bytes(BucketFiltersSerializer.INSTANCE, directory);
+        bytes[4 + 8] = 9; // the tag after the count and the bucket id
+        assertThatThrownBy(() -> BucketFiltersSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
+                .isInstanceOf(IOException.class).hasMessageContaining("bucket 20002 has format tag 9");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.impressiondedup.tools.bootstrap;
 
+import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
@@ -26,6 +27,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
 
     private transient ShardFilters shardFilters;
     private transient MapStatePageGroups pageStore;
+    private transient MapStateFingerprintPages fingerprintPageStore;
     private transient TimeBuckets buckets;
 
     /**
@@ -44,6 +46,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
         super.open(openContext);
         shardFilters = new ShardFilters(plan);
         pageStore = MapStatePageGroups.uncached(pages);
+        fingerprintPageStore = new MapStateFingerprintPages(fingerprintPages);
         buckets = plan.timeBuckets().copy();
     }
 
@@ -55,11 +58,12 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
         }
         shardFilters.beginRecord(impression.digestHigh, impression.digestLow, impression.adIdHash, impression.keyedAdIdHash);
         pageStore.beginRecord(impression.shard);
+        fingerprintPageStore.beginRecord();
         // No watermark: nothing in a history is late, every bucket it holds is live.
-        if (shardFilters.bucketHolding(shardDirectory, pageStore, impression.eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET) {
+        if (shardFilters.bucketHolding(shardDirectory, pageStore, fingerprintPageStore, impression.eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET) {
             return; // a copy: counted from the written state (DirectoryInsertCount)
         }
-        shardFilters.insert(shardDirectory, pageStore, buckets.bucketOf(impression.eventTime));
+        shardFilters.insert(shardDirectory, pageStore, fingerprintPageStore, buckets.bucketOf(impression.eventTime));
         directory.update(shardDirectory);
     }
 }

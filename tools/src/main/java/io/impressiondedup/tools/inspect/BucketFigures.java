@@ -10,6 +10,8 @@ public final class BucketFigures {
 
     public int shard;
     public long bucket;
+    /** The bucket's state format ({@code StateFormat#optionValue()}). */
+    public String format;
     /** Impressions inserted over all layers. */
     public long inserted;
     /** The planned capacity of the filter (its first layer's). */
@@ -28,7 +30,12 @@ public final class BucketFigures {
     public double fillFpp;
     /** Bytes of all layers at full size (what the gauge bloom-bytes sums). */
     public long bytes;
-    /** Bytes of the pages present in state (pages are created on first write). */
+    /**
+     * Fingerprint format: the distinct fingerprints its sections hold, counted in the pages (exact; equals {@link
+     * #inserted}, which the directory keeps). 0 for a Bloom filter.
+     */
+    public long fingerprints;
+    /** Bytes of the pages present in state (pages are created on first write); fingerprint format: its sections' streams. */
     public long storedBytes;
 
     public BucketFigures() {}

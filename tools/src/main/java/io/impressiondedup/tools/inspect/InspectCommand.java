@@ -241,7 +241,7 @@ public final class InspectCommand {
         }
         for (Query query : queries) {
             if (verdicts[query.index()] == null) { // its shard holds no state at all
-                verdicts[query.index()] = decision.decide(query, null, null);
+                verdicts[query.index()] = decision.decide(query, null, null, null);
             }
         }
         return new InspectReport(savepoint.path(), facts, request.buckets, totals, request.queries() ? null : figures,

@@ -1,6 +1,7 @@
 package io.impressiondedup.tools.inspect;
 
 import io.impressiondedup.operators.dedup.DedupOperator;
+import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
@@ -43,9 +44,9 @@ final class QueryDecision implements java.io.Serializable {
 
     /**
      * The verdict on {@code query} for its shard's {@code directory} ({@code null}: the shard holds no state),
-     * whose pages {@code pages} reads (the shard's key current).
+     * whose Bloom pages {@code pages} and fingerprint pages {@code fingerprintPages} read (the shard's key current).
      */
-    QueryVerdict decide(Query query, BucketFilters directory, MapStatePageGroups pages) {
+    QueryVerdict decide(Query query, BucketFilters directory, MapStatePageGroups pages, MapStateFingerprintPages fingerprintPages) {
         long t = query.eventTime();
         boolean late = buckets.isLate(t, latenessWatermark, lateBefore);
         if (directory != null) {
@@ -53,8 +54,9 @@ final class QueryDecision implements java.io.Serializable {
                 filters = ShardFilters.lookupsOnly(buckets);
             }
             pages.beginRecord(query.shard());
+            fingerprintPages.beginRecord();
             filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash(), query.keyedAdIdHash());
-            long bucket = filters.bucketHolding(directory, pages, t, late, latenessWatermark);
+            long bucket = filters.bucketHolding(directory, pages, fingerprintPages, t, late, latenessWatermark);
             if (bucket != TimeBuckets.NO_BUCKET) {
                 return new QueryVerdict(query, QueryVerdict.DUPLICATE, bucket);
             }

@@ -1,7 +1,12 @@
 package io.impressiondedup.tools.inspect;
 
 import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
+import io.impressiondedup.state.BucketFilter;
+import io.impressiondedup.state.fingerprints.EliasFanoSection;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
@@ -38,6 +43,7 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
 
     private transient ValueState<BucketFilters> directoryState;
     private transient MapState<Long, PageGroup> pageState;
+    private transient MapState<Long, FingerprintPage> fingerprintPageState;
 
     /** Statistics mode: the figures of every filter. */
     static ShardInspector statistics(ShardKeys shardKeys) {
@@ -64,6 +70,7 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
     public void open(OpenContext openContext) {
         directoryState = getRuntimeContext().getState(DedupStateLayout.directory());
         pageState = getRuntimeContext().getMapState(DedupStateLayout.pages());
+        fingerprintPageState = getRuntimeContext().getMapState(DedupStateLayout.fingerprintPages());
     }
 
     @Override
@@ -77,43 +84,65 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
         List<Query> queries = queriesByShard.getOrDefault(shard, List.of());
         inspection.verdicts = new QueryVerdict[queries.size()];
         MapStatePageGroups pages = MapStatePageGroups.uncached(pageState);
+        MapStateFingerprintPages fingerprintPages = new MapStateFingerprintPages(fingerprintPageState);
         for (int i = 0; i < queries.size(); i++) {
-            inspection.verdicts[i] = decision.decide(queries.get(i), directory, pages);
+            inspection.verdicts[i] = decision.decide(queries.get(i), directory, pages, fingerprintPages);
         }
         out.collect(inspection);
     }
 
-    /** The figures of each of the shard's filters: metadata from the directory, bits from one pass over its pages. */
+    /**
+     * The figures of each of the shard's filters: metadata from the directory; a Bloom filter's bits from one pass
+     * over the page groups, a fingerprint bucket's distinct fingerprints and encoded bytes from one pass over the
+     * fingerprint pages (its exact count, which must equal the directory's).
+     */
     private BucketFigures[] figures(int shard, BucketFilters directory) throws Exception {
         int size = directory.size();
         BucketFigures[] figures = new BucketFigures[size];
         double[][] layerFill = new double[size][];
         for (int i = 0; i < size; i++) {
-            ScalableBloomFilter filter = directory.filterAt(i);
+            BucketFilter bucketFilter = directory.filterAt(i);
             BucketFigures f = new BucketFigures();
             f.shard = shard;
             f.bucket = directory.bucketAt(i);
-            f.inserted = filter.inserted();
-            f.capacity = filter.initialCapacity();
+            f.format = bucketFilter.format().optionValue();
+            f.inserted = bucketFilter.inserted();
+            f.capacity = bucketFilter.initialCapacity();
+            f.estimatedFpp = bucketFilter.estimatedFpp();
+            figures[i] = f;
+            if (!(bucketFilter instanceof ScalableBloomFilter filter)) {
+                layerFill[i] = new double[0];
+                continue;
+            }
             f.layers = filter.layerCount();
             for (BloomLayer layer : filter.layers()) {
                 f.bitsTotal += layer.geometry().bits();
             }
-            f.estimatedFpp = filter.estimatedFpp();
             f.bytes = filter.bytes();
-            figures[i] = f;
             layerFill[i] = new double[filter.layerCount()];
+        }
+        for (Map.Entry<Long, FingerprintPage> entry : fingerprintPageState.entries()) {
+            FingerprintPage page = entry.getValue();
+            for (int j = 0; j < page.sectionCount(); j++) {
+                int index = indexOf(directory, page.bucketAt(j));
+                if (index < 0 || !(directory.filterAt(index) instanceof FingerprintBucket)) {
+                    continue; // a section of no live fingerprint bucket; the operator never leaves one
+                }
+                EliasFanoSection section = page.sectionAt(j);
+                figures[index].fingerprints += section.count();
+                figures[index].storedBytes += (section.encodedBits() + Byte.SIZE - 1) / Byte.SIZE;
+            }
         }
         for (Map.Entry<Long, PageGroup> entry : pageState.entries()) {
             PageGroup group = entry.getValue();
             for (int j = 0; j < group.size(); j++) {
                 int index = indexOf(directory, group.bucketAt(j));
                 int layer = group.layerAt(j);
-                if (index < 0 || layer >= directory.filterAt(index).layerCount()) {
+                if (index < 0 || !(directory.filterAt(index) instanceof ScalableBloomFilter filter) || layer >= filter.layerCount()) {
                     continue; // a page of no live filter; the operator never leaves one (dropBucket removes pages first)
                 }
                 long[] words = group.pageAt(j);
-                int probes = directory.filterAt(index).layers().get(layer).geometry().probes();
+                int probes = filter.layers().get(layer).geometry().probes();
                 for (int block = 0; block + BloomBlock.WORDS <= words.length; block += BloomBlock.WORDS) {
                     int set = 0;
                     for (int w = block; w < block + BloomBlock.WORDS; w++) {
@@ -126,7 +155,11 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
             }
         }
         for (int i = 0; i < size; i++) {
-            List<BloomLayer> layers = directory.filterAt(i).layers();
+            if (directory.filterAt(i) instanceof FingerprintBucket fingerprints) {
+                figures[i].fillFpp = fingerprints.sizing().bucketFpp(figures[i].fingerprints);
+                continue;
+            }
+            List<BloomLayer> layers = ((ScalableBloomFilter) directory.filterAt(i)).layers();
             double allNegative = 1.0;
             for (int layer = 0; layer < layers.size(); layer++) {
                 BloomGeometry geometry = layers.get(layer).geometry();

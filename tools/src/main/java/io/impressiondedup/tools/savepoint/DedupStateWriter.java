@@ -1,5 +1,7 @@
 package io.impressiondedup.tools.savepoint;
 
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+
 import io.impressiondedup.operators.dedup.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
@@ -15,7 +17,7 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 /**
  * Writes the dedup operator's state into a new savepoint, keyed by shard key: the keyed state of
- * {@link DedupStateLayout} (subclasses fill {@link #directory} and {@link #pages} for the current shard)
+ * {@link DedupStateLayout} (subclasses fill {@link #directory}, {@link #pages} and {@link #fingerprintPages} for the current shard)
  * and its operator state (shard count, fingerprint check value, lateness watermark), which every
  * subtask writes alike, as the job's subtasks do.
  *
@@ -34,6 +36,7 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
 
     protected transient ValueState<BucketFilters> directory;
     protected transient MapState<Long, PageGroup> pages;
+    protected transient MapState<Long, FingerprintPage> fingerprintPages;
 
     /**
      * @param fingerprintCheck the check value of the secret the state is written with ({@code 0} for none, as the job
@@ -62,6 +65,7 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     public void open(OpenContext openContext) throws Exception {
         directory = getRuntimeContext().getState(DedupStateLayout.directory());
         pages = getRuntimeContext().getMapState(DedupStateLayout.pages());
+        fingerprintPages = getRuntimeContext().getMapState(DedupStateLayout.fingerprintPages());
     }
 
     @Override

@@ -1,5 +1,9 @@
 package io.impressiondedup.tools.savepoint;
 
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.serialization.BucketFiltersSerializer;
@@ -13,8 +17,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * One entry of one shard's keyed dedup state, in flight between a savepoint read and a savepoint write:
- * the shard's bucket directory ({@link #address} = {@link #DIRECTORY}) or one page group (its {@code
- * PageAddress}), with its value in the state's own serialized form.
+ * the shard's bucket directory ({@link #address} = {@link #DIRECTORY}), one Bloom page group (its {@code
+ * PageAddress}) or one fingerprint page ({@link #fingerprintPage} true, its {@code MapStateFingerprintPages#keyOf}
+ * key), with its value in the state's own serialized form.
  *
  * <p>A shard's state is streamed entry by entry rather than as one object: a shard of a production
  * deployment holds about a gigabyte, a page group about a kilobyte. A public POJO of primitives and a
@@ -29,23 +34,34 @@ public final class ShardEntry {
     public int shard;
     /** {@link #DIRECTORY}, or the page group's {@code PageAddress}. */
     public long address;
-    /** The value, serialized by {@link BucketFiltersSerializer} or {@link PageGroupSerializer}. */
+    /** Whether the entry is a fingerprint page rather than a Bloom page group (never for the directory). */
+    public boolean fingerprintPage;
+    /** The value, serialized by {@link BucketFiltersSerializer}, {@link PageGroupSerializer} or {@link FingerprintPageSerializer}. */
     public byte[] value;
 
     public ShardEntry() {}
 
     public ShardEntry(int shard, long address, byte[] value) {
+        this(shard, address, false, value);
+    }
+
+    public ShardEntry(int shard, long address, boolean fingerprintPage, byte[] value) {
         this.shard = shard;
         this.address = address;
+        this.fingerprintPage = fingerprintPage;
         this.value = value;
     }
 
     public static ShardEntry directory(int shard, BucketFilters directory) {
-        return new ShardEntry(shard, DIRECTORY, serialize(directory, null));
+        return new ShardEntry(shard, DIRECTORY, serialize(BucketFiltersSerializer.INSTANCE, directory));
     }
 
     public static ShardEntry pageGroup(int shard, long address, PageGroup group) {
-        return new ShardEntry(shard, address, serialize(null, group));
+        return new ShardEntry(shard, address, serialize(PageGroupSerializer.INSTANCE, group));
+    }
+
+    public static ShardEntry fingerprintPage(int shard, long key, FingerprintPage page) {
+        return new ShardEntry(shard, key, true, serialize(FingerprintPageSerializer.INSTANCE, page));
     }
 
     public boolean isDirectory() {
@@ -64,8 +80,8 @@ public final class ShardEntry {
     }
 
     public PageGroup pageGroup() {
-        if (isDirectory()) {
-            throw new IllegalStateException("Entry " + this + " is a directory, not a page group");
+        if (isDirectory() || fingerprintPage) {
+            throw new IllegalStateException("Entry " + this + " is not a page group");
         }
         try {
             return PageGroupSerializer.INSTANCE.deserialize(new DataInputDeserializer(value));
@@ -74,19 +90,26 @@ public final class ShardEntry {
         }
     }
 
-    /** The same entry under another shard. */
-    public ShardEntry withShard(int newShard) {
-        return new ShardEntry(newShard, address, value);
+    public FingerprintPage fingerprintPage() {
+        if (!fingerprintPage) {
+            throw new IllegalStateException("Entry " + this + " is not a fingerprint page");
+        }
+        try {
+            return FingerprintPageSerializer.INSTANCE.deserialize(new DataInputDeserializer(value));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read fingerprint page " + address + " of shard " + shard, e);
+        }
     }
 
-    private static byte[] serialize(BucketFilters directory, PageGroup group) {
+    /** The same entry under another shard. */
+    public ShardEntry withShard(int newShard) {
+        return new ShardEntry(newShard, address, fingerprintPage, value);
+    }
+
+    private static <T> byte[] serialize(TypeSerializer<T> serializer, T value) {
         DataOutputSerializer out = new DataOutputSerializer(256);
         try {
-            if (directory != null) {
-                BucketFiltersSerializer.INSTANCE.serialize(directory, out);
-            } else {
-                PageGroupSerializer.INSTANCE.serialize(group, out);
-            }
+            serializer.serialize(value, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -99,7 +122,8 @@ public final class ShardEntry {
             return false;
         }
         ShardEntry that = (ShardEntry) o;
-        return shard == that.shard && address == that.address && Arrays.equals(value, that.value);
+        return shard == that.shard && address == that.address && fingerprintPage == that.fingerprintPage
+                && Arrays.equals(value, that.value);
     }
 
     @Override
@@ -109,7 +133,7 @@ public final class ShardEntry {
 
     @Override
     public String toString() {
-        return "ShardEntry{shard=" + shard + ", " + (isDirectory() ? "directory" : "page group " + address) + ", "
+        return "ShardEntry{shard=" + shard + ", " + (isDirectory() ? "directory" : (fingerprintPage ? "fingerprint page " : "page group ") + address) + ", "
                 + (value == null ? 0 : value.length) + " bytes}";
     }
 }

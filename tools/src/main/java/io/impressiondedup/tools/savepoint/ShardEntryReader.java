@@ -1,5 +1,7 @@
 package io.impressiondedup.tools.savepoint;
 
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+
 import io.impressiondedup.operators.dedup.DedupStateLayout;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
@@ -11,7 +13,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.util.Collector;
 
-/** Reads each shard's keyed dedup state as {@link ShardEntry}s: its directory, then its page groups. */
+/** Reads each shard's keyed dedup state as {@link ShardEntry}s: its directory, then its page groups and fingerprint pages. */
 final class ShardEntryReader extends KeyedStateReaderFunction<Integer, ShardEntry> {
 
     private static final long serialVersionUID = 1L;
@@ -19,6 +21,7 @@ final class ShardEntryReader extends KeyedStateReaderFunction<Integer, ShardEntr
     private final ShardKeys shardKeys;
     private transient ValueState<BucketFilters> directory;
     private transient MapState<Long, PageGroup> pages;
+    private transient MapState<Long, FingerprintPage> fingerprintPages;
 
     ShardEntryReader(ShardKeys shardKeys) {
         this.shardKeys = shardKeys;
@@ -28,6 +31,7 @@ final class ShardEntryReader extends KeyedStateReaderFunction<Integer, ShardEntr
     public void open(OpenContext openContext) {
         directory = getRuntimeContext().getState(DedupStateLayout.directory());
         pages = getRuntimeContext().getMapState(DedupStateLayout.pages());
+        fingerprintPages = getRuntimeContext().getMapState(DedupStateLayout.fingerprintPages());
     }
 
     @Override
@@ -39,6 +43,9 @@ final class ShardEntryReader extends KeyedStateReaderFunction<Integer, ShardEntr
         }
         for (Map.Entry<Long, PageGroup> entry : pages.entries()) {
             out.collect(ShardEntry.pageGroup(shard, entry.getKey(), entry.getValue()));
+        }
+        for (Map.Entry<Long, FingerprintPage> entry : fingerprintPages.entries()) {
+            out.collect(ShardEntry.fingerprintPage(shard, entry.getKey(), entry.getValue()));
         }
     }
 }

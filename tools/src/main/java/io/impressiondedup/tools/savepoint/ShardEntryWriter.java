@@ -16,6 +16,11 @@ final class ShardEntryWriter extends DedupStateWriter<ShardEntry> {
                 throw new IllegalStateException("Two bucket directories for shard " + entry.shard);
             }
             directory.update(entry.directory());
+        } else if (entry.fingerprintPage) {
+            if (fingerprintPages.contains(entry.address)) {
+                throw new IllegalStateException("Two fingerprint pages at key " + entry.address + " for shard " + entry.shard);
+            }
+            fingerprintPages.put(entry.address, entry.fingerprintPage());
         } else {
             if (pages.contains(entry.address)) {
                 throw new IllegalStateException("Two page groups at address " + entry.address + " for shard " + entry.shard);

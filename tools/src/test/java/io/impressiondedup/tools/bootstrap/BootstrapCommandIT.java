@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.PlanOptions;
+import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
@@ -165,8 +166,9 @@ class BootstrapCommandIT {
             MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState(new HashMap<>())));
             filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]), secret.keyedAdIdHash(row[1]));
             store.beginRecord(shard);
-            if (filters.bucketHolding(directory, store, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
-                filters.insert(directory, store, buckets.bucketOf(time));
+            MapStateFingerprintPages noFingerprints = new MapStateFingerprintPages(null); // a Bloom plan: never read
+            if (filters.bucketHolding(directory, store, noFingerprints, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
+                filters.insert(directory, store, noFingerprints, buckets.bucketOf(time));
             }
         }
         Set<ShardEntry> entries = new HashSet<>();

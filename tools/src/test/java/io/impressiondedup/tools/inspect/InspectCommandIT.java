@@ -201,7 +201,7 @@ class InspectCommandIT {
         for (JsonNode row : perShard) {
             int shard = row.get("shard").asInt();
             long bucket = row.get("bucket").asLong();
-            var filter = state.directories.get(shard).get(bucket);
+            var filter = (io.impressiondedup.state.bloom.ScalableBloomFilter) state.directories.get(shard).get(bucket);
             assertThat(row.get("inserted").asLong()).isEqualTo(filter.inserted());
             assertThat(row.get("layers").asInt()).isEqualTo(filter.layerCount());
             assertThat(row.get("bitsSet").asLong()).as("shard %s bucket %s", shard, bucket).isEqualTo(state.bitsSet(shard, bucket));

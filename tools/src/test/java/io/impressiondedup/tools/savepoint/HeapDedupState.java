@@ -46,7 +46,7 @@ public final class HeapDedupState {
         int shard = FingerprintScheme.shardOf(digester.high(), plan.shards());
         long bucket = plan.timeBuckets().bucketOf(eventTime);
         BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
-        ScalableBloomFilter filter = directory.get(bucket);
+        ScalableBloomFilter filter = (ScalableBloomFilter) directory.get(bucket);
         if (filter == null) {
             filter = plan.newBucketFilter();
             directory.put(bucket, filter);
@@ -83,7 +83,7 @@ public final class HeapDedupState {
      * (set bits / 512)^probes, compounded over the layers (1 - product of (1 - layer FPP)).
      */
     public double fillFpp(int shard, long bucket) {
-        ScalableBloomFilter filter = directories.get(shard).get(bucket);
+        ScalableBloomFilter filter = (ScalableBloomFilter) directories.get(shard).get(bucket);
         double[] hits = new double[filter.layerCount()];
         for (PageGroup group : pages.getOrDefault(shard, Map.of()).values()) {
             for (int i = 0; i < group.size(); i++) {
