@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -83,6 +84,8 @@ class DifferentialDedupTest {
                 .fingerprintCheck(SECRET.checkValue()).build());
         variants.put("over-plan", DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(OVER_PLAN_CAPACITY).shards(1)
                 .fpp(0.1).build()).latePolicy(LatePolicy.DEAD_LETTER).build());
+        variants.put("fingerprints", inFormat(variants.get("defaults"), StateFormat.FINGERPRINTS));
+        variants.put("fingerprints-over-plan", inFormat(variants.get("over-plan"), StateFormat.FINGERPRINTS));
         variants.put("hour-buckets-no-lateness", settings(
                 new TimeBuckets(Duration.ofHours(1), Duration.ofHours(20), Duration.ZERO, ZoneOffset.UTC), 20_000, 0.001, LatePolicy.DROP));
         variants.put("paris-emit", settings(
@@ -95,6 +98,18 @@ class DifferentialDedupTest {
         variants.put("default-cache", DedupSettings.builder().plan(rocksdbPages)
                 .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
         return variants;
+    }
+
+    /** {@code settings} with new buckets in {@code format}. */
+    static DedupSettings inFormat(DedupSettings settings, StateFormat format) {
+        DedupPlan plan = settings.plan();
+        return DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(plan.shards())
+                .fpp(plan.fpp()).timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme()).pageBytes(plan.pageBytes())
+                .shardStateCap(plan.shardStateCap()).stateFormat(format).build()).latePolicy(settings.latePolicy()).build();
+    }
+
+    private static boolean overPlan(String variant) {
+        return variant.endsWith("over-plan");
     }
 
     /** The {@code over-plan} variant's planned unique impressions per day, on one shard. */
@@ -119,7 +134,7 @@ class DifferentialDedupTest {
                         IntStream.range(0, size.pick(1, 2)).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 200 + seed)),
                         Stream.of(Arguments.of(variant, Backend.HASHMAP, 202)));
             }
-            boolean keyed = variant.equals("keyed"); // the defaults again, but for the digests: fewer seeds
+            boolean keyed = variant.equals("keyed") || variant.equals("fingerprints"); // the defaults again: fewer seeds
             return Stream.concat(
                     IntStream.range(0, keyed ? size.pick(2, 8) : size.pick(4, 20)).mapToObj(seed -> Arguments.of(variant, Backend.HASHMAP, seed)),
                     IntStream.range(0, keyed ? size.pick(1, 2) : size.pick(1, 4)).mapToObj(seed -> Arguments.of(variant, Backend.ROCKSDB, 100 + seed)));
@@ -138,6 +153,10 @@ class DifferentialDedupTest {
                 assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).as("layers added").isGreaterThanOrEqualTo(4);
                 assertThat(h.counter(DedupMetrics.CAPPED_INSERTIONS)).as("insertions refused growth by the shard state cap").isZero();
                 assertLayersSizedAsPromised(h, settings, events);
+            }
+            if (variant.equals("fingerprints-over-plan")) {
+                assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).as("bands opened").isGreaterThanOrEqualTo(4);
+                assertThat(h.counter(DedupMetrics.CAPPED_INSERTIONS)).as("inserts past the last band").isZero();
             }
         }
         lockstep.assertAgreement(settings);
@@ -204,6 +223,60 @@ class DifferentialDedupTest {
         lockstep.assertAgreement(settings);
     }
 
+    static Stream<Arguments> formatSwitches() {
+        return Stream.of(Backend.values()).flatMap(b -> Stream.of(
+                Arguments.of("defaults", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 15),
+                Arguments.of("defaults", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 16),
+                Arguments.of("over-plan", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 17),
+                Arguments.of("over-plan", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 18)));
+    }
+
+    /**
+     * A restore that switches {@code --state-format}, rescaling 2 to 3: the buckets written before it stay in their
+     * format, those created after it take the new one, and a record meets both while the old ones are live (the stream's
+     * five days expire the old buckets after the switch). Every decision is still the reference's, and the false
+     * positives stay within the bound computed with each bucket's own format.
+     */
+    @ParameterizedTest(name = "{0}, {1} to {2} on {3}, seed {4}")
+    @MethodSource("formatSwitches")
+    void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatSwitchesTheStateFormat(String variant, StateFormat from, StateFormat to,
+            Backend backend, int seed) throws Exception {
+        DedupSettings before = inFormat(variants().get(variant), from);
+        DedupSettings after = inFormat(variants().get(variant), to);
+        List<Object> events = stream(variant, before, seed);
+        int cut = events.size() * 2 / 5;
+        Lockstep lockstep = new Lockstep(before);
+
+        List<DedupHarness> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            two.add(DedupHarness.open(before, backend, 2, i, null));
+        }
+        lockstep.feed(two, 2, events.subList(0, cut));
+        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[2];
+        for (int i = 0; i < 2; i++) {
+            snapshots[i] = two.get(i).snapshot(1);
+            two.get(i).close();
+        }
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(snapshots);
+        lockstep.format = to;
+        List<DedupHarness> three = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            three.add(DedupHarness.open(after, backend, 3, i,
+                    AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, DedupHarness.MAX_PARALLELISM, 2, 3, i)));
+        }
+        lockstep.feed(three, 3, events.subList(cut, events.size()));
+        long expired = 0;
+        for (DedupHarness h : three) {
+            expired += h.counter(DedupMetrics.BUCKETS_EXPIRED);
+            h.close();
+        }
+        assertThat(lockstep.bucketsIn(from)).as("buckets created before the switch").isPositive();
+        assertThat(lockstep.bucketsIn(to)).as("buckets created after it").isPositive();
+        assertThat(expired).as("buckets expired after the switch").isPositive();
+        assertThat(lockstep.checksAcrossFormats).as("fresh keys checked against buckets of both formats").isPositive();
+        lockstep.assertAgreement(before);
+    }
+
     static Stream<Arguments> failures() {
         return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14));
     }
@@ -264,6 +337,12 @@ class DifferentialDedupTest {
         final FalsePositiveBound bound;
         /** Per shard, per bucket: the impressions the operator inserted, i.e. its filters' fill. */
         final Map<Integer, TreeMap<Long, Long>> fills = new HashMap<>();
+        /** Per shard, per bucket: the format it was created in (the format selected at its first insert). */
+        final Map<Integer, Map<Long, StateFormat>> formats = new HashMap<>();
+        /** The format new buckets are created in now. */
+        StateFormat format;
+        /** Fresh keys checked against buckets of both formats at once. */
+        long checksAcrossFormats;
         final LatePolicy latePolicy;
         /**
          * Keys the operator dropped falsely: one unique impression lost. A copy of it meets the same bits again, so it
@@ -279,6 +358,11 @@ class DifferentialDedupTest {
             this.buckets = plan.timeBuckets().copy();
             this.bound = new FalsePositiveBound(plan);
             this.latePolicy = settings.latePolicy();
+            this.format = plan.stateFormat();
+        }
+
+        long bucketsIn(StateFormat wanted) {
+            return formats.values().stream().flatMap(m -> m.values().stream()).filter(f -> f == wanted).count();
         }
 
         void feed(List<DedupHarness> subtasks, int parallelism, List<Object> events) throws Exception {
@@ -300,9 +384,14 @@ class DifferentialDedupTest {
                 long t = impression.eventTime();
                 String identity = impression.requestId() + "/" + impression.adId();
                 boolean fresh = (expected == Verdict.UNIQUE || expected == Verdict.LATE) && !falselyDropped.contains(identity);
+                Map<Long, StateFormat> shardFormats = formats.computeIfAbsent(shard, s -> new HashMap<>());
                 if (fresh) { // a fresh key, checked against the filters of its range
-                    bound.addFreshKey(shardFills.subMap(buckets.firstBucketToCheck(t), true, buckets.lastBucketToCheck(t), true)
-                            .values().stream().mapToLong(Long::longValue).toArray());
+                    Map<Long, Long> range = shardFills.subMap(buckets.firstBucketToCheck(t), true, buckets.lastBucketToCheck(t), true);
+                    StateFormat[] rangeFormats = range.keySet().stream().map(shardFormats::get).toArray(StateFormat[]::new);
+                    bound.addFreshKey(range.values().stream().mapToLong(Long::longValue).toArray(), rangeFormats);
+                    if (Stream.of(rangeFormats).distinct().count() > 1) {
+                        checksAcrossFormats++;
+                    }
                 }
                 Verdict actual = decision(h, impression);
                 long inserted = actual == Verdict.UNIQUE ? buckets.bucketOf(t)
@@ -310,6 +399,7 @@ class DifferentialDedupTest {
                         : TimeBuckets.NO_BUCKET;
                 if (inserted != TimeBuckets.NO_BUCKET) {
                     shardFills.merge(inserted, 1L, Long::sum);
+                    shardFormats.putIfAbsent(inserted, format);
                 }
                 referenceVerdicts.merge(expected, 1L, Long::sum);
                 reference.apply(impression, actual);

@@ -2,6 +2,7 @@ package io.impressiondedup.state.plan;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomSizing;
 import io.impressiondedup.state.time.TimeBuckets;
@@ -27,6 +28,12 @@ import java.util.TreeMap;
  * of a layer holding n elements is {@link BloomSizing#blockedFpp}; a filter that has received n elements
  * has filled its layers in order (layer 0 up to n0, then layer 1, ...), and its FPP is {@code 1 - prod(1 -
  * fpp_i)} over the layers.
+ *
+ * <p><b>The promise, fingerprint format.</b> A bucket in the fingerprint format ({@code FingerprintStoreSizing})
+ * keeps {@code 1 - rho} of its share {@code p / L} for its first n0 entries and {@code rho 2^-i} for band i >= 1, which
+ * holds the next {@code 2^(i-1) n0}; the chance a fresh key matches a bucket is at most the sum over its bands of the
+ * entries held over the entries the band is sized for, times that band's budget ({@link
+ * #promisedFingerprintBucketFpp}), with {@code rho = 0.1}. Written here from the design again, for the same reason.
  *
  * <p><b>Expectation.</b> A fresh key (no copy in any filter) is a false positive if any filter it is
  * checked against answers "maybe"; by the union bound, with probability at most the sum of those
@@ -86,6 +93,41 @@ public final class FalsePositiveBound {
             left -= held;
         }
         return 1.0 - allNegative;
+    }
+
+    /**
+     * The chance a fresh key matches one shard-bucket in the fingerprint format holding {@code held} entries, as the
+     * design promises it (class comment): {@code sum_i (N_i / C_i) share_i}, with band 0 sized for {@code C_0 = n0} at
+     * {@code 0.9 p / L} and band i for {@code 2^(i-1) n0} at {@code 0.1 2^-i p / L}.
+     */
+    public double promisedFingerprintBucketFpp(long held) {
+        checkArgument(held >= 0, "held must not be negative, but was %s", held);
+        double perBucket = plan.fpp() / plan.timeBuckets().maxBucketsChecked();
+        long n0 = plan.capacityPerShard();
+        double chance = Math.min(held, n0) / (double) n0 * 0.9 * perBucket;
+        long left = held - Math.min(held, n0);
+        for (int band = 1; left > 0; band++) {
+            long sized = n0 << (band - 1);
+            long inBand = band == 16 ? left : Math.min(left, sized); // the last band takes the rest
+            chance += (double) inBand / sized * 0.1 * Math.scalb(perBucket, -band);
+            left -= inBand;
+        }
+        return chance;
+    }
+
+    /**
+     * A fresh key checked against filters holding {@code fills} elements each, at the moment of its check, each in the
+     * format {@code formats} gives at the same position.
+     */
+    public FalsePositiveBound addFreshKey(long[] fills, StateFormat[] formats) {
+        checkArgument(fills.length == formats.length, "%s fills for %s formats", fills.length, formats.length);
+        double chance = 0;
+        for (int i = 0; i < fills.length; i++) {
+            chance += formats[i] == StateFormat.FINGERPRINTS ? promisedFingerprintBucketFpp(fills[i]) : promisedFilterFpp(fills[i]);
+        }
+        expected += Math.min(1.0, chance);
+        freshKeys++;
+        return this;
     }
 
     /** Geometry of layer {@code layer} of a bucket filter as the design promises it (class comment). */
