@@ -207,6 +207,18 @@ final class DedupHarness implements AutoCloseable {
         return directory.value();
     }
 
+    /** The shard keys whose bucket directory keyed state holds (as of the last flush). */
+    List<Integer> shardKeysWithState() throws Exception {
+        List<Integer> keys = new ArrayList<>();
+        backend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.directory(),
+                (key, state) -> {
+                    if (state.value() != null) {
+                        keys.add((Integer) key);
+                    }
+                });
+        return keys;
+    }
+
     /** The page groups keyed state holds for {@code shardKey}, by page address. */
     Map<Long, PageGroup> storedPages(int shardKey) throws Exception {
         backend().setCurrentKey(shardKey);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.File;
 import java.nio.file.Path;
@@ -44,6 +45,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>{@code v4}: filter format v2 (each filter records whether its ad ids are hashed with the secret's key, and these
  * are), the check value derived by PBKDF2, and the time options with the start of the oldest bucket held in
  * operator state ({@code TimeBuckets} rule 7); otherwise as {@code v3}.
+ *
+ * <p>{@code v5}: bucket directory format v3 (a format tag per bucket) and every bucket in the fingerprint format
+ * ({@code --state-format fingerprints}: sections in the {@code fingerprint-pages} state, none in the Bloom page groups);
+ * otherwise as {@code v4}.
  */
 class GoldenSavepointTest {
 
@@ -118,6 +123,42 @@ class GoldenSavepointTest {
             assertDecidedAsTheExactReference(h);
             assertThat(h.counter(DedupMetrics.BUCKET_EXPIRIES_DEFERRED)).isZero();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV5SavepointRestoresItsFingerprintBucketsAndDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v5", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.FINGERPRINTS), backend,
+                1, 0, savepoint)) {
+            assertThat(restoredFormats(h)).containsExactly(StateFormat.FINGERPRINTS);
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+        }
+    }
+
+    /** The way back: restored with {@code --state-format bloom}, the fingerprint buckets still answer until they expire. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV5SavepointRestoredWithTheBloomFormatStillFindsTheCopiesInItsFingerprintBuckets(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v5", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.BLOOM), backend,
+                1, 0, savepoint)) {
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+        }
+    }
+
+    /** The formats of the restored buckets of every shard of {@code h}, each once. */
+    private static Set<StateFormat> restoredFormats(DedupHarness h) throws Exception {
+        Set<StateFormat> formats = new java.util.TreeSet<>();
+        for (int key : h.shardKeysWithState()) {
+            BucketFilters directory = h.storedDirectory(key);
+            for (int i = 0; i < directory.size(); i++) {
+                formats.add(directory.filterAt(i).format());
+            }
+        }
+        return formats;
     }
 
     /** v4 records its time options: a restore under another bucket size is refused, naming the option and the recorded value. */
@@ -281,7 +322,7 @@ class GoldenSavepointTest {
 
     /**
      * Writes the fixtures of the current release, with {@link GoldenStream#SECRET}: {@code mvn -pl operators -am verify
-     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v4} (v1 was written without one).
+     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v5} (v1 was written without one; from v5 on in the fingerprint format).
      */
     @Test
     @EnabledIfSystemProperty(named = "golden.write", matches = "v\\d+")
@@ -291,7 +332,8 @@ class GoldenSavepointTest {
         for (Backend backend : Backend.values()) {
             File file = new File(fixture(version, backend));
             assertThat(file).as("fixtures are never rewritten: add a new version").doesNotExist();
-            try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue()), backend)) {
+            StateFormat format = Integer.parseInt(version.substring(1)) >= 5 ? StateFormat.FINGERPRINTS : StateFormat.BLOOM;
+            try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), format), backend)) {
                 feed(h, GoldenStream.keyed(GoldenStream.BEFORE, GoldenStream.SECRET));
                 h.harness.prepareSnapshotPreBarrier(1);
                 OperatorSubtaskState savepoint = h.harness

@@ -6,6 +6,7 @@ import static io.impressiondedup.operators.dedup.TestImpressions.T0;
 import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -56,13 +57,22 @@ final class GoldenStream {
 
     /** {@link #settings(long)} under the dedup key {@code dedupKey}, a restore under another key allowed or not. */
     static DedupSettings settings(long fingerprintCheck, String dedupKey, boolean allowDedupKeyChange) {
+        return settings(fingerprintCheck, dedupKey, allowDedupKeyChange, StateFormat.BLOOM);
+    }
+
+    /** {@link #settings(long)} with new buckets in {@code format}: the fixtures from {@code v5} on are in the fingerprint format. */
+    static DedupSettings settings(long fingerprintCheck, StateFormat format) {
+        return settings(fingerprintCheck, KEY, false, format);
+    }
+
+    private static DedupSettings settings(long fingerprintCheck, String dedupKey, boolean allowDedupKeyChange, StateFormat format) {
         // With a secret the job creates filters that hash ad ids with its key; the v2 and v3 fixtures predate that, so
         // restoring them is the upgrade: their filters stay unkeyed, buckets created after the restore are keyed.
         FingerprintScheme scheme = FingerprintScheme.withKeyBits(FingerprintScheme.DEFAULT_KEY_BITS)
                 .withAdIdsKeyed(fingerprintCheck != FingerprintSecret.NO_SECRET);
         return DedupSettings.builder()
                 .plan(DedupPlan.builder().capacityPerBucket(100_000).shards(DedupHarness.MAX_PARALLELISM).fpp(0.001).pageBytes(2048)
-                        .fingerprintScheme(scheme).build())
+                        .fingerprintScheme(scheme).stateFormat(format).build())
                 .emitDuplicates(true)
                 .fingerprintCheck(fingerprintCheck)
                 .dedupKey(dedupKey)
