@@ -32,7 +32,8 @@ import org.apache.flink.metrics.MetricGroup;
  * {@code inspect} shows for a savepoint), recomputed on the task thread every few seconds (a
  * reporter thread must never read keyed state): {@code live-buckets} (shard-bucket filters held),
  * {@code bloom-bytes} (their bits at full size: pages are created lazily, so state may be smaller
- * early in a bucket), {@code max-fill-ratio} (the fullest filter's inserts over its planned
+ * early in a bucket; Bloom buckets only), {@code fingerprint-buckets} and {@code fingerprints} (the shard-buckets in
+ * the fingerprint format and the distinct fingerprints they hold: exact counts), {@code max-fill-ratio} (the fullest filter's inserts over its planned
  * capacity: above 1 the traffic is over plan and layers are being added), and {@code estimated-fpp}
  * (for the worst shard, the summed estimated FPP of its live buckets: the chance a new unique
  * impression is wrongly dropped now; it counts each layer at its
@@ -58,6 +59,8 @@ final class DedupMetrics {
     static final String PAGE_GROUPS_FLUSHED = "page-groups-flushed";
     static final String LIVE_BUCKETS = "live-buckets";
     static final String BLOOM_BYTES = "bloom-bytes";
+    static final String FINGERPRINT_BUCKETS = "fingerprint-buckets";
+    static final String FINGERPRINTS = "fingerprints";
     static final String MAX_FILL_RATIO = "max-fill-ratio";
     static final String ESTIMATED_FPP = "estimated-fpp";
     static final String CONFIGURED_FPP = "configured-fpp";
@@ -82,6 +85,8 @@ final class DedupMetrics {
 
     private volatile int liveBuckets;
     private volatile long bloomBytes;
+    private volatile int fingerprintBuckets;
+    private volatile long fingerprints;
     private volatile double maxFillRatio;
     private volatile double estimatedFpp;
 
@@ -107,6 +112,8 @@ final class DedupMetrics {
         group.gauge(PAGE_GROUPS_FLUSHED, (Gauge<Integer>) () -> pageGroupsFlushed);
         group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
+        group.gauge(FINGERPRINT_BUCKETS, (Gauge<Integer>) () -> fingerprintBuckets);
+        group.gauge(FINGERPRINTS, (Gauge<Long>) () -> fingerprints);
         group.gauge(MAX_FILL_RATIO, (Gauge<Double>) () -> maxFillRatio);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) () -> estimatedFpp);
         group.gauge(CONFIGURED_FPP, (Gauge<Double>) () -> configuredFpp);
@@ -121,6 +128,8 @@ final class DedupMetrics {
         FilterStatistics statistics = FilterStatistics.of(directories);
         liveBuckets = statistics.liveBuckets();
         bloomBytes = statistics.bloomBytes();
+        fingerprintBuckets = statistics.fingerprintBuckets();
+        fingerprints = statistics.fingerprints();
         maxFillRatio = statistics.maxFillRatio();
         estimatedFpp = statistics.worstShardEstimatedFpp();
     }
