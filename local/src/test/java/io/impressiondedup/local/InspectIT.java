@@ -295,27 +295,6 @@ class InspectIT {
 
     /** The dedup operator's gauges over its subtasks, from REST: "live-buckets sum", "estimated-fpp max", ... */
     private Map<String, Double> dedupGauges(String jobId) {
-        Map<String, Double> gauges = new HashMap<>();
-        for (JsonNode vertex : cluster.restJson("/jobs/" + jobId).path("vertices")) {
-            String path = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
-            List<String> ids = new ArrayList<>();
-            for (JsonNode metric : cluster.restJson(path)) {
-                String id = metric.path("id").asText();
-                for (String gauge : List.of("live-buckets", "bloom-bytes", "max-fill-ratio", "estimated-fpp")) {
-                    if (id.endsWith("." + gauge)) {
-                        ids.add(id);
-                    }
-                }
-            }
-            if (ids.isEmpty()) {
-                continue;
-            }
-            for (JsonNode metric : cluster.restJson(path + "?get=" + String.join(",", ids).replace(" ", "%20") + "&agg=sum,max")) {
-                String gauge = metric.path("id").asText().substring(metric.path("id").asText().lastIndexOf('.') + 1);
-                gauges.put(gauge + " sum", metric.path("sum").asDouble());
-                gauges.put(gauge + " max", metric.path("max").asDouble());
-            }
-        }
-        return gauges;
+        return cluster.subtaskMetrics(jobId, List.of("live-buckets", "bloom-bytes", "max-fill-ratio", "estimated-fpp"));
     }
 }

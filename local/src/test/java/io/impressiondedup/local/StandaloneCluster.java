@@ -225,6 +225,36 @@ final class StandaloneCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Operator metrics of a job over its subtasks, from REST ({@code /jobs/:id/vertices/:vid/subtasks/metrics}): for each of
+     * {@code names} a vertex reports, "{@code name} sum" and "{@code name} max". The web monitor answers from what it fetched
+     * last, at most every {@code metrics.fetcher.update-interval} (10 s) before: callers wait for the value they expect.
+     */
+    Map<String, Double> subtaskMetrics(String jobId, List<String> names) {
+        Map<String, Double> values = new HashMap<>();
+        for (JsonNode vertex : restJson("/jobs/" + jobId).path("vertices")) {
+            String path = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
+            List<String> ids = new ArrayList<>();
+            for (JsonNode metric : restJson(path)) {
+                String id = metric.path("id").asText();
+                for (String name : names) {
+                    if (id.endsWith("." + name)) {
+                        ids.add(id);
+                    }
+                }
+            }
+            if (ids.isEmpty()) {
+                continue;
+            }
+            for (JsonNode metric : restJson(path + "?get=" + String.join(",", ids).replace(" ", "%20") + "&agg=sum,max")) {
+                String name = metric.path("id").asText().substring(metric.path("id").asText().lastIndexOf('.') + 1);
+                values.put(name + " sum", metric.path("sum").asDouble());
+                values.put(name + " max", metric.path("max").asDouble());
+            }
+        }
+        return values;
+    }
+
     /** Runs a {@code deploy/local} script against this cluster; returns its standard output, fails on a non-zero exit. */
     String script(String name, String... args) throws Exception {
         List<String> command = new ArrayList<>();

@@ -12,7 +12,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import io.impressiondedup.tools.savepoint.DedupSavepoint;
 
@@ -24,10 +26,14 @@ import io.impressiondedup.tools.savepoint.DedupSavepoint;
  */
 final class InspectReport {
 
-    /** One bucket over all shards. Means are over all shards of the state: a shard without this bucket's filter counts 0. */
-    record BucketSummary(long bucket, int filters, long inserted, long capacity, double maxFillRatio, int maxLayers,
-            int expandedFilters, long bitsSet, long bitsTotal, double meanEstimatedFpp, double maxEstimatedFpp,
-            double meanFillFpp, double maxFillFpp, long bytes, long storedBytes) {
+    /**
+     * One bucket over all shards. Means are over all shards of the state: a shard without this bucket's filter counts 0.
+     * {@code formats}: its shard filters by state format; a bucket's shards can differ, since each shard creates its filter
+     * of a bucket in the format selected when its first impression came (a restore with the other format in between).
+     */
+    record BucketSummary(long bucket, int filters, SortedMap<String, Integer> formats, long inserted, long capacity,
+            double maxFillRatio, int maxLayers, int expandedFilters, long bitsSet, long bitsTotal, double meanEstimatedFpp,
+            double maxEstimatedFpp, double meanFillFpp, double maxFillFpp, long bytes, long storedBytes) {
 
         double fillRatio() {
             return (double) inserted / capacity;
@@ -75,7 +81,9 @@ final class InspectReport {
             long inserted = 0, capacity = 0, bitsSet = 0, bitsTotal = 0, bytes = 0, stored = 0;
             double maxFill = 0, sumFpp = 0, maxFpp = 0, sumFillFpp = 0, maxFillFpp = 0;
             int maxLayers = 0, expanded = 0;
+            SortedMap<String, Integer> formats = new TreeMap<>();
             for (BucketFigures f : list) {
+                formats.merge(f.format, 1, Integer::sum);
                 inserted += f.inserted;
                 capacity += f.capacity;
                 bitsSet += f.bitsSet;
@@ -90,10 +98,17 @@ final class InspectReport {
                 maxLayers = Math.max(maxLayers, f.layers);
                 expanded += f.layers > 1 ? 1 : 0;
             }
-            summaries.add(new BucketSummary(bucket, list.size(), inserted, capacity, maxFill, maxLayers, expanded, bitsSet, bitsTotal,
+            summaries.add(new BucketSummary(bucket, list.size(), formats, inserted, capacity, maxFill, maxLayers, expanded, bitsSet, bitsTotal,
                     sumFpp / facts.shards(), maxFpp, sumFillFpp / facts.shards(), maxFillFpp, bytes, stored));
         });
         return summaries;
+    }
+
+    /** "bloom 120, fingerprints 8": the shard filters of a bucket by format, for the text table. */
+    private static String formatsText(SortedMap<String, Integer> formats) {
+        StringBuilder text = new StringBuilder();
+        formats.forEach((format, count) -> text.append(text.length() == 0 ? "" : ", ").append(format).append(' ').append(count));
+        return text.toString();
     }
 
     private String start(long bucket) {
@@ -128,23 +143,23 @@ final class InspectReport {
                 totals.liveBuckets(), totals.bloomBytes(), totals.maxFillRatio(), totals.worstShardEstimatedFpp()));
         if (figures != null) {
             sb.append("\nPer bucket (over its shard filters; FPP mean over all ").append(facts.shards()).append(" shards / worst shard):\n");
-            sb.append(String.format(Locale.ROOT, "%-8s %-24s %6s %12s %12s %7s %8s %6s %14s %14s %8s %21s %21s %14s %14s%n",
-                    "bucket", "start", "shards", "inserted", "capacity", "fill", "max-fill", "layers", "bits-set", "bits-total",
+            sb.append(String.format(Locale.ROOT, "%-8s %-24s %6s %-26s %12s %12s %7s %8s %6s %14s %14s %8s %21s %21s %14s %14s%n",
+                    "bucket", "start", "shards", "formats", "inserted", "capacity", "fill", "max-fill", "layers", "bits-set", "bits-total",
                     "bit-fill", "est-fpp mean/max", "fill-fpp mean/max", "bytes", "stored-bytes"));
             for (BucketSummary s : bucketSummaries()) {
-                sb.append(String.format(Locale.ROOT, "%-8d %-24s %6d %12d %12d %7.4f %8.4f %6d %14d %14d %8.4f %10.3g/%-10.3g %10.3g/%-10.3g %14d %14d%n",
-                        s.bucket(), start(s.bucket()), s.filters(), s.inserted(), s.capacity(), s.fillRatio(), s.maxFillRatio(),
+                sb.append(String.format(Locale.ROOT, "%-8d %-24s %6d %-26s %12d %12d %7.4f %8.4f %6d %14d %14d %8.4f %10.3g/%-10.3g %10.3g/%-10.3g %14d %14d%n",
+                        s.bucket(), start(s.bucket()), s.filters(), formatsText(s.formats()), s.inserted(), s.capacity(), s.fillRatio(), s.maxFillRatio(),
                         s.maxLayers(), s.bitsSet(), s.bitsTotal(), s.bitFill(), s.meanEstimatedFpp(), s.maxEstimatedFpp(),
                         s.meanFillFpp(), s.maxFillFpp(), s.bytes(), s.storedBytes()));
             }
             if (perShard) {
                 sb.append("\nPer shard and bucket:\n");
-                sb.append(String.format(Locale.ROOT, "%6s %-8s %-24s %12s %12s %7s %6s %12s %12s %8s %11s %11s %12s %12s%n",
-                        "shard", "bucket", "start", "inserted", "capacity", "fill", "layers", "bits-set", "bits-total", "bit-fill",
+                sb.append(String.format(Locale.ROOT, "%6s %-8s %-24s %-12s %12s %12s %7s %6s %12s %12s %8s %11s %11s %12s %12s%n",
+                        "shard", "bucket", "start", "format", "inserted", "capacity", "fill", "layers", "bits-set", "bits-total", "bit-fill",
                         "est-fpp", "fill-fpp", "bytes", "stored-bytes"));
                 for (BucketFigures f : figures) {
-                    sb.append(String.format(Locale.ROOT, "%6d %-8d %-24s %12d %12d %7.4f %6d %12d %12d %8.4f %11.4g %11.4g %12d %12d%n",
-                            f.shard, f.bucket, start(f.bucket), f.inserted, f.capacity, f.fillRatio(), f.layers, f.bitsSet, f.bitsTotal,
+                    sb.append(String.format(Locale.ROOT, "%6d %-8d %-24s %-12s %12d %12d %7.4f %6d %12d %12d %8.4f %11.4g %11.4g %12d %12d%n",
+                            f.shard, f.bucket, start(f.bucket), f.format, f.inserted, f.capacity, f.fillRatio(), f.layers, f.bitsSet, f.bitsTotal,
                             (double) f.bitsSet / f.bitsTotal, f.estimatedFpp, f.fillFpp, f.bytes, f.storedBytes));
                 }
             }
@@ -214,6 +229,11 @@ final class InspectReport {
                     json.writeNumberField("bucket", s.bucket());
                     json.writeStringField("start", start(s.bucket()));
                     json.writeNumberField("shards", s.filters());
+                    json.writeObjectFieldStart("formats");
+                    for (Map.Entry<String, Integer> format : s.formats().entrySet()) {
+                        json.writeNumberField(format.getKey(), format.getValue());
+                    }
+                    json.writeEndObject();
                     json.writeNumberField("inserted", s.inserted());
                     json.writeNumberField("capacity", s.capacity());
                     json.writeNumberField("fillRatio", s.fillRatio());
@@ -238,6 +258,7 @@ final class InspectReport {
                         json.writeNumberField("shard", f.shard);
                         json.writeNumberField("bucket", f.bucket);
                         json.writeStringField("start", start(f.bucket));
+                        json.writeStringField("format", f.format);
                         json.writeNumberField("inserted", f.inserted);
                         json.writeNumberField("capacity", f.capacity);
                         json.writeNumberField("fillRatio", f.fillRatio());
