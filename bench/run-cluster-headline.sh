@@ -9,7 +9,8 @@
 #
 # Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
 # keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
-# state), dedup-rocksdb and dedup-hashmap (this job), exact-rocksdb (the peer: exact keyed state), sql-rocksdb
+# state), dedup-rocksdb and dedup-hashmap (this job), dedup-fingerprints-rocksdb and dedup-fingerprints-hashmap (this
+# job with --state-format fingerprints), exact-rocksdb (the peer: exact keyed state), sql-rocksdb
 # (the other peer: Flink SQL's keep-first deduplication on (request id, ad id), ROW_NUMBER() over processing time,
 # the retention as table.exec.state.ttl).
 #
@@ -108,7 +109,8 @@ done
 
 log() { printf '[headline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap exact-rocksdb sql-rocksdb)
+ALL_VARIANTS=(byte-pass-through keyed-pass-through parse-pass-through dedup-rocksdb dedup-hashmap dedup-fingerprints-rocksdb
+  dedup-fingerprints-hashmap exact-rocksdb sql-rocksdb)
 read -r -a VARIANTS <<< "${variants:-${ALL_VARIANTS[*]}}"
 for variant in "${VARIANTS[@]}"; do
   [[ " ${ALL_VARIANTS[*]} " == *" $variant "* ]] || { echo "unknown variant '$variant' (one of: ${ALL_VARIANTS[*]})" >&2; exit 2; }
@@ -232,6 +234,7 @@ run() {
     label=${label#dedup-rocksdb-restored}
     [[ -n $label ]] && read -r -a extra <<< "${RESTORED_ARGS[${label#-}]}"
   fi
+  [[ $variant == dedup-fingerprints-* ]] && extra+=(--state-format fingerprints)
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" "${restore[@]}" -- \
     --bootstrap-servers "$BOOTSTRAP" --input-topic "input-$size" --output-topic "out-$id" --dlq-topic "dlq-$id" \
     --bounded --starting-offsets earliest --group-id "bench-$id" --transactional-id-prefix "bench-$id" \

@@ -1,6 +1,7 @@
 package io.impressiondedup.local;
 
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.plan.FalsePositiveBound;
 import io.impressiondedup.testdata.verify.GroundTruth;
@@ -9,6 +10,7 @@ import io.impressiondedup.testdata.verify.VerificationReport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.LongFunction;
 import java.util.stream.IntStream;
 
 /**
@@ -23,10 +25,16 @@ public final class FalsePositiveLimit {
 
     /** The bound for a job run under {@code plan} over the stream of {@code truthFile}. */
     public static FalsePositiveBound of(Path truthFile, DedupPlan plan) throws IOException {
+        return of(truthFile, plan, bucket -> plan.stateFormat());
+    }
+
+    /** The bound for a run under {@code plan} whose buckets are in the format {@code formatOfBucket} gives (across a switch). */
+    public static FalsePositiveBound of(Path truthFile, DedupPlan plan, LongFunction<StateFormat> formatOfBucket) throws IOException {
         GroundTruth truth = GroundTruth.read(truthFile);
         long[] times = GroundTruth.eventTimes(truthFile);
         return new FalsePositiveBound(plan).addStream(
-                timesOf(truth, times, RecordClass.UNIQUE, RecordClass.DUPLICATE_BEYOND_RETENTION), timesOf(truth, times, RecordClass.LATE));
+                timesOf(truth, times, RecordClass.UNIQUE, RecordClass.DUPLICATE_BEYOND_RETENTION), timesOf(truth, times, RecordClass.LATE),
+                formatOfBucket);
     }
 
     /** The bound for a job run with {@code jobArgs} (its command line) over the stream of {@code truthFile}. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.plan.FalsePositiveBound;
 import io.impressiondedup.state.time.TimeBuckets;
 import io.impressiondedup.testdata.GeneratedRecord;
@@ -143,10 +145,12 @@ class StateFormatSwitchIT {
         assertThat(report.genuineDeadLettered()).as(text).isZero();
         assertThat(report.writtenTwice()).as(text).isZero();
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
-        // FalsePositiveLimit models Bloom filters by their fill; a fingerprint bucket's promise is per lookup (below the
-        // FPP whatever the fill, FingerprintStoreSizing), so the bound here is the FPP's, over every fresh key.
-        long allowed = FalsePositiveBound.limit(FPP * report.expectedOutputs(), FalsePositiveBound.TAIL_PROBABILITY);
-        assertThat(report.falsePositives()).as(text).isLessThanOrEqualTo(allowed);
+        // Each bucket in the format it was created in: day D and before as Bloom filters, the days after as fingerprints, whose
+        // promised chance grows linearly with their fill (FalsePositiveBound#promisedFingerprintBucketFpp).
+        FalsePositiveBound bound = FalsePositiveLimit.of(truthFile, DedupJobConfig.parse(jobArgs.toArray(new String[0])).dedupSettings().plan(),
+                bucket -> bucket <= dayD ? StateFormat.BLOOM : StateFormat.FINGERPRINTS);
+        System.out.println(bound.describe(report.falsePositives()));
+        assertThat(FalsePositiveLimit.exceeded(report, bound)).as(text).isEmpty();
 
         assertThat(formatsOf(before)).as("formats of the Bloom run's savepoint").containsOnlyKeys("bloom");
         assertThat(bucketsOf(before).last()).as("newest bucket of the Bloom run (day D is %s)", dayD).isEqualTo(dayD);

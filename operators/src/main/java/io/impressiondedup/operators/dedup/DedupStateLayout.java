@@ -26,7 +26,7 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  *       keyed by {@code PageAddress} (geometry slot, page index), the pages at one index of all filters of
  *       one geometry together, so a record reads one entry;
  *   <li>{@value #FINGERPRINT_PAGES} ({@code MapState<Long, FingerprintPage>}): the sections of every bucket in the
- *       fingerprint format, keyed by (page count, page index) ({@code MapStateFingerprintPages#keyOf}); empty in
+ *       fingerprint format, keyed by (page count, page index) ({@code FingerprintBucket#pageKey}); empty in
  *       state that holds Bloom buckets only, and absent from savepoints written before the format existed;
  *   <li>timers of the service {@value #EXPIRY_TIMERS}, namespace = bucket id: an event-time timer at
  *       each bucket's expiry and a processing-time safety timer. They are derived from the directory:

@@ -1,5 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -10,8 +11,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 
 /**
  * The current shard's fingerprint pages ({@link FingerprintPage}), held in keyed {@code MapState} keyed by
- * {@link #keyOf} (the store's page count, the page index): the fingerprint format's page store, as {@link
- * MapStatePageGroups} is the Bloom format's.
+ * {@link FingerprintBucket#pageKey} (the store's page count, the page index): the fingerprint format's page store, as
+ * {@link MapStatePageGroups} is the Bloom format's.
  *
  * <p>Every bucket of a shard in the fingerprint format maps a record to the same page (its sizing's page count is
  * the plan's), so a lookup over all of them reads one entry and a unique record writes that entry back. A page
@@ -35,21 +36,6 @@ public final class MapStateFingerprintPages {
         this.pages = pages;
     }
 
-    /** The state key of page {@code page} of a store of {@code pageCount} pages. */
-    public static long keyOf(int pageCount, int page) {
-        return ((long) pageCount << 32) | page;
-    }
-
-    /** Page index of a state key. */
-    public static int pageOf(long key) {
-        return (int) key;
-    }
-
-    /** Page count of a state key. */
-    public static int pageCountOf(long key) {
-        return (int) (key >>> 32);
-    }
-
     /** Starts a record (its shard's key current): forgets the pages read so far. */
     public void beginRecord() {
         for (int i = 0; i < fetchedCount; i++) {
@@ -69,7 +55,7 @@ public final class MapStateFingerprintPages {
         try {
             page = pages.get(key);
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot read fingerprint page " + pageOf(key) + " of " + pageCountOf(key), e);
+            throw new FlinkRuntimeException("Cannot read fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of " + FingerprintBucket.pageCountOf(key), e);
         }
         remember(key, page);
         return page;
@@ -81,7 +67,7 @@ public final class MapStateFingerprintPages {
         try {
             pages.put(key, page);
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot write fingerprint page " + pageOf(key) + " of " + pageCountOf(key), e);
+            throw new FlinkRuntimeException("Cannot write fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of " + FingerprintBucket.pageCountOf(key), e);
         }
     }
 

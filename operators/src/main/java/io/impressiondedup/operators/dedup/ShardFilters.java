@@ -47,6 +47,8 @@ public final class ShardFilters {
     private final long shardGrowthAllowance;
     /** The fingerprint sizing of new buckets, if the plan creates them in that format. */
     private final FingerprintStoreSizing fingerprintSizing;
+    /** The job's shard count: a merged fingerprint bucket finds a record's part from it ({@link FingerprintBucket#pageKey}). */
+    private final int shards;
 
     private long digestHigh;
     private long digestLow;
@@ -63,21 +65,23 @@ public final class ShardFilters {
         this.buckets = plan.timeBuckets().copy(); // its bucket cache is not shared between threads
         this.shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
         this.fingerprintSizing = plan.stateFormat() == StateFormat.FINGERPRINTS ? FingerprintStoreSizing.forPlan(plan) : null;
+        this.shards = plan.shards();
     }
 
-    private ShardFilters(TimeBuckets buckets) {
+    private ShardFilters(TimeBuckets buckets, int shards) {
         this.plan = null;
         this.buckets = buckets.copy();
         this.shardGrowthAllowance = 0;
         this.fingerprintSizing = null;
+        this.shards = shards;
     }
 
     /**
      * For {@link #bucketHolding} only (the state tools' {@code inspect}, which reads filters and never creates
-     * one, so needs the time rules but not the sizing plan): {@link #insert} throws.
+     * one, so needs the time rules and the shard count but not the sizing plan): {@link #insert} throws.
      */
-    public static ShardFilters lookupsOnly(TimeBuckets buckets) {
-        return new ShardFilters(buckets);
+    public static ShardFilters lookupsOnly(TimeBuckets buckets, int shards) {
+        return new ShardFilters(buckets, shards);
     }
 
     /**
@@ -117,9 +121,9 @@ public final class ShardFilters {
                     return bucket;
                 }
             } else {
-                FingerprintStoreSizing sizing = ((FingerprintBucket) filter).sizing();
-                FingerprintPage page = fingerprintPages.read(MapStateFingerprintPages.keyOf(sizing.pages(), sizing.pageOf(h1)));
-                if (page != null && page.mightContain(bucket, h2, sizing)) {
+                FingerprintBucket fingerprints = (FingerprintBucket) filter;
+                FingerprintPage page = fingerprintPages.read(fingerprints.pageKey(h1, digestHigh, shards));
+                if (page != null && page.mightContain(bucket, h2, fingerprints.sizing())) {
                     return bucket;
                 }
             }
@@ -155,7 +159,7 @@ public final class ShardFilters {
         }
         FingerprintBucket fingerprints = (FingerprintBucket) filter;
         FingerprintStoreSizing sizing = fingerprints.sizing();
-        long key = MapStateFingerprintPages.keyOf(sizing.pages(), sizing.pageOf(h1));
+        long key = fingerprints.pageKey(h1, digestHigh, shards);
         FingerprintPage page = fingerprintPages.read(key);
         if (page == null) {
             page = new FingerprintPage();

@@ -5,6 +5,7 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -229,6 +230,27 @@ final class DedupHarness implements AutoCloseable {
             copy.put(entry.getKey(), entry.getValue().copy());
         }
         return copy;
+    }
+
+    /** The fingerprint pages keyed state holds for {@code shardKey}, by page key (copies). */
+    Map<Long, FingerprintPage> storedFingerprintPages(int shardKey) throws Exception {
+        backend().setCurrentKey(shardKey);
+        MapState<Long, FingerprintPage> stored = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.fingerprintPages());
+        Map<Long, FingerprintPage> copy = new java.util.HashMap<>();
+        for (Map.Entry<Long, FingerprintPage> entry : stored.entries()) {
+            copy.put(entry.getKey(), entry.getValue().copy());
+        }
+        return copy;
+    }
+
+    /** {@link #writeShardState(int, BucketFilters, Map)} and the shard's fingerprint pages. */
+    void writeShardState(int shardKey, BucketFilters directory, Map<Long, PageGroup> pages, Map<Long, FingerprintPage> fingerprintPages)
+            throws Exception {
+        writeShardState(shardKey, directory, pages);
+        MapState<Long, FingerprintPage> stored = backend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.fingerprintPages());
+        stored.putAll(fingerprintPages);
     }
 
     /**

@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.StateFormat;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintShardMerge;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -277,6 +280,95 @@ class DifferentialDedupTest {
         lockstep.assertAgreement(before);
     }
 
+    static Stream<Arguments> reshapes() {
+        return Stream.of(Backend.values()).flatMap(b -> Stream.of(
+                Arguments.of("fingerprints", 128, 64, b, 19),
+                Arguments.of("fingerprints-over-plan-4", 4, 1, b, 20),
+                Arguments.of("defaults", 64, 128, b, 21),
+                Arguments.of("fingerprints-over-plan-4", 2, 4, b, 22)));
+    }
+
+    /**
+     * A savepoint reshaped as {@code dedup-tools reshape} does ({@link FingerprintShardMerge} to fewer shards, a copy of
+     * each shard's state to each of its children to more), then restored under the new shard count: every decision is
+     * still the reference's, and the false positives stay within the bound of each bucket's own plan and fill (a merged
+     * bucket's FPP per lookup is its part's, unchanged by the merge).
+     */
+    @ParameterizedTest(name = "{0}, {1} to {2} shards on {3}, seed {4}")
+    @MethodSource("reshapes")
+    void theOperatorDecidesAsTheExactReferenceAcrossAReshapeToFewerOrMoreShards(String variant, int from, int to, Backend backend, int seed)
+            throws Exception {
+        DedupSettings before = withShards(variants().get(variant.replace("-4", "")), from);
+        DedupSettings after = withShards(variants().get(variant.replace("-4", "")), to);
+        List<Object> events = stream(variant, before, seed);
+        int cut = events.size() / 2;
+        long lastWatermark = events.subList(0, cut).stream().filter(Long.class::isInstance).mapToLong(Long.class::cast).max().orElseThrow();
+        Lockstep lockstep = new Lockstep(before);
+
+        Map<Integer, BucketFilters> directories = new HashMap<>();
+        Map<Integer, Map<Long, PageGroup>> groups = new HashMap<>();
+        Map<Integer, Map<Long, FingerprintPage>> pages = new HashMap<>();
+        ShardKeys keysBefore = new ShardKeys(from, DedupHarness.MAX_PARALLELISM);
+        try (DedupHarness h = DedupHarness.open(before, backend)) {
+            lockstep.feed(List.of(h), 1, events.subList(0, cut));
+            h.snapshot(1); // writes the directories back to state
+            for (int key : h.shardKeysWithState()) {
+                int shard = keysBefore.shardOf(key);
+                directories.put(shard, h.storedDirectory(key));
+                groups.put(shard, h.storedPages(key));
+                pages.put(shard, h.storedFingerprintPages(key));
+            }
+        }
+        boolean merged = to < from;
+        int k = merged ? from / to : to / from;
+        ShardKeys keysAfter = new ShardKeys(to, DedupHarness.MAX_PARALLELISM);
+        OperatorSubtaskState reshaped;
+        try (DedupHarness written = DedupHarness.open(after, backend)) {
+            Map<Integer, BucketFilters> newDirectories = new HashMap<>();
+            Map<Integer, Map<Long, PageGroup>> newGroups = new HashMap<>();
+            Map<Integer, Map<Long, FingerprintPage>> newPages = new HashMap<>();
+            for (int shard : directories.keySet()) {
+                if (merged) {
+                    assertThat(FingerprintShardMerge.refusal(shard, directories.get(shard))).isNull();
+                    int parent = FingerprintShardMerge.parentOf(shard, k);
+                    BucketFilters part = FingerprintShardMerge.asPart(shard, directories.get(shard), k);
+                    newDirectories.merge(parent, part, FingerprintShardMerge::merge);
+                    newGroups.computeIfAbsent(parent, s -> new HashMap<>()).putAll(groups.get(shard));
+                    pages.get(shard).forEach((key, page) -> newPages.computeIfAbsent(parent, s -> new HashMap<>())
+                            .put(FingerprintShardMerge.pageKeyInParent(shard, key, k), page));
+                } else {
+                    for (int child = shard * k; child < shard * k + k; child++) {
+                        newDirectories.put(child, directories.get(shard).copy());
+                        newGroups.put(child, groups.get(shard));
+                        newPages.put(child, pages.get(shard));
+                    }
+                }
+            }
+            for (int shard : newDirectories.keySet()) {
+                written.writeShardState(keysAfter.keyOf(shard), newDirectories.get(shard), newGroups.getOrDefault(shard, Map.of()),
+                        newPages.getOrDefault(shard, Map.of()));
+            }
+            written.watermark(lastWatermark); // the lateness watermark the tools keep from the savepoint
+            reshaped = written.snapshot(1);
+        }
+        lockstep.reshape(after, merged, k);
+        try (DedupHarness h = DedupHarness.open(after, backend, 1, 0, reshaped)) {
+            lockstep.feed(List.of(h), 1, events.subList(cut, events.size()));
+            if (variant.contains("over-plan")) {
+                assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).as("bands opened after the reshape").isPositive();
+            }
+        }
+        lockstep.assertAgreement(before);
+    }
+
+    /** {@code settings} with {@code shards} shards. */
+    private static DedupSettings withShards(DedupSettings settings, int shards) {
+        DedupPlan plan = settings.plan();
+        return DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(shards)
+                .fpp(plan.fpp()).timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme()).pageBytes(plan.pageBytes())
+                .shardStateCap(plan.shardStateCap()).stateFormat(plan.stateFormat()).build()).latePolicy(settings.latePolicy()).build();
+    }
+
     static Stream<Arguments> failures() {
         return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14));
     }
@@ -325,6 +417,10 @@ class DifferentialDedupTest {
         return variant.equals("keyed") ? TestImpressions.keyedBy(SECRET, events) : events;
     }
 
+    /** What a {@link Lockstep} knew of the buckets before a reshape, and which new shard carries which of them on. */
+    private record Prior(DedupPlan plan, FalsePositiveBound bound, Map<Integer, TreeMap<Long, Long>> fills,
+            Map<Integer, Map<Long, StateFormat>> formats, Map<Integer, Set<Long>> inherited) {}
+
     /** Feeds the operator(s) and the reference record by record, classifying each disagreement. */
     private static final class Lockstep {
         final ExactDedupReference reference;
@@ -332,17 +428,19 @@ class DifferentialDedupTest {
         final List<String> falseNegatives = new ArrayList<>();
         final List<String> inTimeSetAsideAsLate = new ArrayList<>();
         final List<String> otherDisagreements = new ArrayList<>();
-        final DedupPlan plan;
+        DedupPlan plan;
         final TimeBuckets buckets;
         final FalsePositiveBound bound;
         /** Per shard, per bucket: the impressions the operator inserted, i.e. its filters' fill. */
-        final Map<Integer, TreeMap<Long, Long>> fills = new HashMap<>();
+        Map<Integer, TreeMap<Long, Long>> fills = new HashMap<>();
         /** Per shard, per bucket: the format it was created in (the format selected at its first insert). */
-        final Map<Integer, Map<Long, StateFormat>> formats = new HashMap<>();
+        Map<Integer, Map<Long, StateFormat>> formats = new HashMap<>();
         /** The format new buckets are created in now. */
         StateFormat format;
         /** Fresh keys checked against buckets of both formats at once. */
         long checksAcrossFormats;
+        /** The buckets as they were before a reshape, which the reshaped shards carry on; {@code null} before one. */
+        Prior prior;
         final LatePolicy latePolicy;
         /**
          * Keys the operator dropped falsely: one unique impression lost. A copy of it meets the same bits again, so it
@@ -359,6 +457,31 @@ class DifferentialDedupTest {
             this.bound = new FalsePositiveBound(plan);
             this.latePolicy = settings.latePolicy();
             this.format = plan.stateFormat();
+        }
+
+        /**
+         * The state is reshaped to {@code after}'s shard count, {@code k} times fewer ({@code merged}) or more: from now on
+         * a fresh key meets the buckets its new shard carries over with the fill and plan they had (a merged bucket: its
+         * part's, the old shard its digest named; a copied one: its parent's, counting every child's inserts), and new
+         * buckets with the new plan's.
+         */
+        void reshape(DedupSettings after, boolean merged, int k) {
+            Map<Integer, Set<Long>> inherited = new HashMap<>();
+            for (Map.Entry<Integer, TreeMap<Long, Long>> entry : fills.entrySet()) {
+                int oldShard = entry.getKey();
+                if (merged) {
+                    inherited.computeIfAbsent(oldShard / k, s -> new HashSet<>()).addAll(entry.getValue().keySet());
+                } else {
+                    for (int child = 0; child < k; child++) {
+                        inherited.computeIfAbsent(oldShard * k + child, s -> new HashSet<>()).addAll(entry.getValue().keySet());
+                    }
+                }
+            }
+            prior = new Prior(plan, new FalsePositiveBound(plan), fills, formats, inherited);
+            plan = after.plan();
+            fills = new HashMap<>();
+            formats = new HashMap<>();
+            format = plan.stateFormat();
         }
 
         long bucketsIn(StateFormat wanted) {
@@ -381,15 +504,27 @@ class DifferentialDedupTest {
                 Verdict expected = reference.decide(impression);
                 int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
                 TreeMap<Long, Long> shardFills = fills.computeIfAbsent(shard, s -> new TreeMap<>());
+                Map<Long, StateFormat> shardFormats = formats.computeIfAbsent(shard, s -> new HashMap<>());
+                int priorShard = prior == null ? -1 : FingerprintScheme.shardOf(impression.digestHigh(), prior.plan.shards());
+                Set<Long> inheritedHere = prior == null ? Set.of() : prior.inherited.getOrDefault(shard, Set.of());
                 long t = impression.eventTime();
                 String identity = impression.requestId() + "/" + impression.adId();
                 boolean fresh = (expected == Verdict.UNIQUE || expected == Verdict.LATE) && !falselyDropped.contains(identity);
-                Map<Long, StateFormat> shardFormats = formats.computeIfAbsent(shard, s -> new HashMap<>());
-                if (fresh) { // a fresh key, checked against the filters of its range
-                    Map<Long, Long> range = shardFills.subMap(buckets.firstBucketToCheck(t), true, buckets.lastBucketToCheck(t), true);
-                    StateFormat[] rangeFormats = range.keySet().stream().map(shardFormats::get).toArray(StateFormat[]::new);
-                    bound.addFreshKey(range.values().stream().mapToLong(Long::longValue).toArray(), rangeFormats);
-                    if (Stream.of(rangeFormats).distinct().count() > 1) {
+                if (fresh) { // a fresh key, checked against the filters of its range, each by the plan it was sized under
+                    double chance = 0;
+                    Set<StateFormat> met = new HashSet<>();
+                    for (long bucket = buckets.firstBucketToCheck(t); bucket <= buckets.lastBucketToCheck(t); bucket++) {
+                        if (inheritedHere.contains(bucket)) {
+                            StateFormat format = prior.formats.get(priorShard).get(bucket);
+                            chance += prior.bound.promisedChance(prior.fills.get(priorShard).getOrDefault(bucket, 0L), format);
+                            met.add(format);
+                        } else if (shardFills.containsKey(bucket)) {
+                            chance += bound.promisedChance(shardFills.get(bucket), shardFormats.get(bucket));
+                            met.add(shardFormats.get(bucket));
+                        }
+                    }
+                    bound.addFreshKeyOfChance(chance);
+                    if (met.size() > 1) {
                         checksAcrossFormats++;
                     }
                 }
@@ -397,7 +532,10 @@ class DifferentialDedupTest {
                 long inserted = actual == Verdict.UNIQUE ? buckets.bucketOf(t)
                         : actual == Verdict.LATE && latePolicy == LatePolicy.EMIT ? buckets.lateInsertBucket(t, watermark)
                         : TimeBuckets.NO_BUCKET;
-                if (inserted != TimeBuckets.NO_BUCKET) {
+                if (inserted != TimeBuckets.NO_BUCKET && inheritedHere.contains(inserted)) {
+                    // Into a bucket the reshape carried over: counted with its part (a merge) or its parent (a copy).
+                    prior.fills.get(priorShard).merge(inserted, 1L, Long::sum);
+                } else if (inserted != TimeBuckets.NO_BUCKET) {
                     shardFills.merge(inserted, 1L, Long::sum);
                     shardFormats.putIfAbsent(inserted, format);
                 }

@@ -22,6 +22,18 @@ import java.util.Objects;
  * from it ({@link FingerprintStoreSizing#bandFor}). It counts distinct values, not distinct impressions: two
  * impressions that share a value are one false positive, the second found present and never inserted.
  *
+ * <p><b>Merged shards.</b> {@code dedup-tools reshape} to k times fewer shards keeps every section as it was and
+ * only moves its page: a shard's requests are those of k consecutive shards of the old count ({@code
+ * FingerprintScheme#shardOf} takes the top bits of the digest, so old shard s is part {@code s mod k} of new shard
+ * {@code s / k}), and part j's page p becomes page {@code j P + p} of a store of {@code k P} pages ({@link
+ * #pageKey}). A record of part j then meets exactly the sections part j had, whose entries and value ranges are
+ * unchanged, so the chance a fresh key matches the bucket is what it was before the merge: the per-lookup FPP is
+ * kept, which OR-ing Bloom filters could not do. {@link #subShards()} is that k (1 for a bucket never merged,
+ * and multiplied again by a later merge). The count of a merged bucket is the sum of its parts', and its next
+ * band follows from that sum: a part's band i then holds its own entries of band i plus at most {@code 2^(i-1) n0
+ * - (sum - its own count)} new ones, never more than the band is sized for, so the promise holds (bands open
+ * sooner than the parts' own counts would open them: a few bits more per new entry).
+ *
  * <p><b>No shard state cap.</b> Unlike a Bloom filter, whose size is fixed per layer, the store grows by about
  * 15-20 bits per entry whatever the load, so memory follows the impressions inserted; the FPP promise holds up to
  * the last band ({@link FingerprintStoreSizing#maxBand()}, 2^15 times the plan at least) and rises linearly
@@ -31,15 +43,73 @@ public final class FingerprintBucket implements BucketFilter {
 
     private final FingerprintScheme fingerprintScheme;
     private final FingerprintStoreSizing sizing;
+    private final int subShards;
     private long inserted;
 
+    /** A bucket never merged ({@link #subShards()} 1). */
     public FingerprintBucket(FingerprintScheme fingerprintScheme, FingerprintStoreSizing sizing, long inserted) {
+        this(fingerprintScheme, sizing, inserted, 1);
+    }
+
+    public FingerprintBucket(FingerprintScheme fingerprintScheme, FingerprintStoreSizing sizing, long inserted, int subShards) {
         this.fingerprintScheme = Objects.requireNonNull(fingerprintScheme, "fingerprintScheme");
         this.sizing = Objects.requireNonNull(sizing, "sizing");
         if (inserted < 0) {
             throw new IllegalArgumentException("inserted must not be negative, but was " + inserted);
         }
+        if (subShards < 1 || (long) subShards * sizing.pages() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("sub-shards must be at least 1 and keep " + sizing.pages() + " x sub-shards pages"
+                    + " in an int, but was " + subShards);
+        }
         this.inserted = inserted;
+        this.subShards = subShards;
+    }
+
+    /** The state key of page {@code index} of a store of {@code pageCount} pages: the count is part of the key. */
+    public static long pageKey(int pageCount, int index) {
+        return ((long) pageCount << 32) | index;
+    }
+
+    /** The page index of a {@link #pageKey}. */
+    public static int pageIndexOf(long key) {
+        return (int) key;
+    }
+
+    /** The page count of a {@link #pageKey}. */
+    public static int pageCountOf(long key) {
+        return (int) (key >>> 32);
+    }
+
+    /**
+     * The key of the page that holds a record's sections of this bucket: page {@code pageOf(h1)} of the sizing's
+     * pages, in the part of a merged bucket that its digest's shard under {@code shards x subShards} shards names
+     * (class comment); {@code shards} is the job's shard count now.
+     */
+    public long pageKey(long h1, long digestHigh, int shards) {
+        int page = sizing.pageOf(h1);
+        if (subShards == 1) {
+            return pageKey(sizing.pages(), page);
+        }
+        int part = FingerprintScheme.shardOf(digestHigh, shards * subShards) - subShards * FingerprintScheme.shardOf(digestHigh, shards);
+        return pageKey(sizing.pages() * subShards, part * sizing.pages() + page);
+    }
+
+    /** How many shards of an earlier shard count this bucket's sections come from (1: never merged). */
+    public int subShards() {
+        return subShards;
+    }
+
+    /** This bucket as part {@code 0..k-1} of a shard k times wider ({@link #subShards()} times k), the same count. */
+    public FingerprintBucket asPartOfMerge(int k) {
+        return new FingerprintBucket(fingerprintScheme, sizing, inserted, Math.multiplyExact(subShards, k));
+    }
+
+    /** The bucket merged with {@code other}, another part of the same merged shard: counts add up. */
+    public FingerprintBucket mergedWith(FingerprintBucket other) {
+        if (!fingerprintScheme.equals(other.fingerprintScheme) || !sizing.equals(other.sizing) || subShards != other.subShards) {
+            throw new IllegalArgumentException("cannot merge " + this + " with " + other + ": their schemes, sizings or sub-shards differ");
+        }
+        return new FingerprintBucket(fingerprintScheme, sizing, Math.addExact(inserted, other.inserted), subShards);
     }
 
     @Override
@@ -99,7 +169,7 @@ public final class FingerprintBucket implements BucketFilter {
 
     @Override
     public FingerprintBucket copy() {
-        return new FingerprintBucket(fingerprintScheme, sizing, inserted);
+        return new FingerprintBucket(fingerprintScheme, sizing, inserted, subShards);
     }
 
     @Override
@@ -111,16 +181,18 @@ public final class FingerprintBucket implements BucketFilter {
             return false;
         }
         FingerprintBucket that = (FingerprintBucket) o;
-        return inserted == that.inserted && fingerprintScheme.equals(that.fingerprintScheme) && sizing.equals(that.sizing);
+        return inserted == that.inserted && subShards == that.subShards && fingerprintScheme.equals(that.fingerprintScheme)
+                && sizing.equals(that.sizing);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(fingerprintScheme, sizing, inserted);
+        return Objects.hash(fingerprintScheme, sizing, inserted, subShards);
     }
 
     @Override
     public String toString() {
-        return "FingerprintBucket{" + fingerprintScheme + ", " + sizing + ", inserted=" + inserted + '}';
+        return "FingerprintBucket{" + fingerprintScheme + ", " + sizing + ", inserted=" + inserted
+                + (subShards == 1 ? "" : ", subShards=" + subShards) + '}';
     }
 }

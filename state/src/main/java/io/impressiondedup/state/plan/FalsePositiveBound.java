@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongFunction;
+import java.util.function.LongToDoubleFunction;
 
 /**
  * How many false positives a run may show: the expected count from the filters' fill, under the sizing
@@ -123,8 +125,22 @@ public final class FalsePositiveBound {
         checkArgument(fills.length == formats.length, "%s fills for %s formats", fills.length, formats.length);
         double chance = 0;
         for (int i = 0; i < fills.length; i++) {
-            chance += formats[i] == StateFormat.FINGERPRINTS ? promisedFingerprintBucketFpp(fills[i]) : promisedFilterFpp(fills[i]);
+            chance += promisedChance(fills[i], formats[i]);
         }
+        return addFreshKeyOfChance(chance);
+    }
+
+    /** The promised chance that a fresh key matches one shard-bucket of {@code format} holding {@code fill} elements. */
+    public double promisedChance(long fill, StateFormat format) {
+        return format == StateFormat.FINGERPRINTS ? promisedFingerprintBucketFpp(fill) : promisedFilterFpp(fill);
+    }
+
+    /**
+     * A fresh key whose chance of a false positive, summed over what it was checked against, is {@code chance}: for a
+     * run whose buckets were sized by more than one plan (a reshape), each summed with {@link #promisedChance} of its
+     * own plan's bound.
+     */
+    public FalsePositiveBound addFreshKeyOfChance(double chance) {
         expected += Math.min(1.0, chance);
         freshKeys++;
         return this;
@@ -168,6 +184,14 @@ public final class FalsePositiveBound {
      * the order of a parallel run does not tell; the bound errs on the safe side.
      */
     public FalsePositiveBound addStream(long[] insertedEventTimes, long[] otherFreshEventTimes) {
+        return addStream(insertedEventTimes, otherFreshEventTimes, bucket -> StateFormat.BLOOM);
+    }
+
+    /**
+     * {@link #addStream(long[], long[])} for a run whose buckets are in the format {@code formatOfBucket} gives (a
+     * run across a change of {@code --state-format}: each bucket in the format it was created in).
+     */
+    public FalsePositiveBound addStream(long[] insertedEventTimes, long[] otherFreshEventTimes, LongFunction<StateFormat> formatOfBucket) {
         TimeBuckets buckets = plan.timeBuckets().copy();
         TreeMap<Long, Long> perBucket = new TreeMap<>();
         for (long time : insertedEventTimes) {
@@ -175,8 +199,10 @@ public final class FalsePositiveBound {
         }
         Map<Long, Double> finalFpp = new HashMap<>();
         perBucket.forEach((bucket, n) -> {
-            finalFpp.put(bucket, overShares(n, this::promisedFilterFpp));
-            expected += plan.shards() * overShares(n, this::ownChecks);
+            LongToDoubleFunction fpp = formatOfBucket.apply(bucket) == StateFormat.FINGERPRINTS
+                    ? this::promisedFingerprintBucketFpp : this::promisedFilterFpp;
+            finalFpp.put(bucket, overShares(n, fpp));
+            expected += plan.shards() * overShares(n, x -> ownChecks(x, fpp));
         });
         for (long time : insertedEventTimes) {
             addOtherBuckets(buckets, perBucket, finalFpp, time, buckets.bucketOf(time));
@@ -197,17 +223,17 @@ public final class FalsePositiveBound {
         }
     }
 
-    /** {@code sum_(j < x) F(j)}: the own-bucket checks of the x impressions inserted into one filter. */
-    private double ownChecks(long x) {
+    /** {@code sum_(j < x) F(j)}: the own-bucket checks of the x impressions inserted into one filter of chance {@code fpp}. */
+    private static double ownChecks(long x, LongToDoubleFunction fpp) {
         double sum = 0;
         for (long j = 0; j < x; j++) {
-            sum += promisedFilterFpp(j);
+            sum += fpp.applyAsDouble(j);
         }
         return sum;
     }
 
     /** {@code E[g(X)]}, X ~ Binomial(n, 1/shards): summed outward from the mode until the terms vanish. */
-    private double overShares(long n, java.util.function.LongToDoubleFunction g) {
+    private double overShares(long n, LongToDoubleFunction g) {
         int shards = plan.shards();
         if (shards == 1) {
             return g.applyAsDouble(n);

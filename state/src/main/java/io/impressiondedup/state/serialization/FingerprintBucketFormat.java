@@ -20,6 +20,7 @@ import org.apache.flink.core.memory.DataOutputView;
  *   double  fpp p                      }   follow from these four ({@link FingerprintStoreSizing})
  *   int     buckets checked L          }
  *   int     pages P                    }
+ *   int     sub-shards k                 1, or the shards of an earlier count merged into this one (page j P + p of part j)
  *   long    inserted                     distinct fingerprints held
  * </pre>
  *
@@ -42,6 +43,7 @@ final class FingerprintBucketFormat {
         target.writeDouble(sizing.fpp());
         target.writeInt(sizing.bucketsChecked());
         target.writeInt(sizing.pages());
+        target.writeInt(bucket.subShards());
         target.writeLong(bucket.inserted());
     }
 
@@ -60,7 +62,8 @@ final class FingerprintBucketFormat {
             FingerprintScheme scheme = new FingerprintScheme(keyBits, seed, adIdHash == 1);
             FingerprintStoreSizing sizing = new FingerprintStoreSizing(source.readLong(), source.readDouble(), source.readInt(),
                     source.readInt());
-            return new FingerprintBucket(scheme, sizing, source.readLong());
+            int subShards = source.readInt();
+            return new FingerprintBucket(scheme, sizing, source.readLong(), subShards);
         } catch (IllegalArgumentException e) {
             throw new IOException("Corrupt fingerprint bucket metadata: " + e.getMessage(), e);
         }

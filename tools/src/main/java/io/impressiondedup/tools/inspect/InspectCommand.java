@@ -205,7 +205,7 @@ public final class InspectCommand {
         DedupSavepoint.Facts facts = savepoint.facts();
         long watermark = facts.latenessWatermark() == null ? Long.MIN_VALUE : facts.latenessWatermark();
         long lateBefore = facts.lateBefore() != null ? facts.lateBefore() : request.buckets.lateBefore(watermark, Long.MIN_VALUE);
-        QueryDecision decision = new QueryDecision(request.buckets, watermark, lateBefore);
+        QueryDecision decision = new QueryDecision(request.buckets, facts.shards(), watermark, lateBefore);
         List<Query> queries = new ArrayList<>();
         ShardInspector inspector;
         if (request.queries()) {

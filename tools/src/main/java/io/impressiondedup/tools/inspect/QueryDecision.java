@@ -27,6 +27,7 @@ final class QueryDecision implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
 
     private final TimeBuckets buckets;
+    private final int shards;
     private final long latenessWatermark;
     private final long lateBefore;
     /** The operator's own lookup ({@link ShardFilters#bucketHolding}), made where the decisions are taken. */
@@ -36,8 +37,9 @@ final class QueryDecision implements java.io.Serializable {
      * @param latenessWatermark the saved lateness watermark, {@link Long#MIN_VALUE} if none was saved
      * @param lateBefore the event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), {@link Long#MIN_VALUE} if unknown
      */
-    QueryDecision(TimeBuckets buckets, long latenessWatermark, long lateBefore) {
+    QueryDecision(TimeBuckets buckets, int shards, long latenessWatermark, long lateBefore) {
         this.buckets = buckets;
+        this.shards = shards;
         this.latenessWatermark = latenessWatermark;
         this.lateBefore = lateBefore;
     }
@@ -51,7 +53,7 @@ final class QueryDecision implements java.io.Serializable {
         boolean late = buckets.isLate(t, latenessWatermark, lateBefore);
         if (directory != null) {
             if (filters == null) {
-                filters = ShardFilters.lookupsOnly(buckets);
+                filters = ShardFilters.lookupsOnly(buckets, shards);
             }
             pages.beginRecord(query.shard());
             fingerprintPages.beginRecord();

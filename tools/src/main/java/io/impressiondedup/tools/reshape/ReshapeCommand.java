@@ -5,6 +5,7 @@ import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.state.fingerprints.FingerprintShardMerge;
 import java.io.PrintStream;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -19,6 +20,7 @@ import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.SerializedThrowable;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
 import io.impressiondedup.tools.VerbRun;
@@ -27,9 +29,9 @@ import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
 import io.impressiondedup.tools.savepoint.ShardEntry;
 
 /**
- * {@code dedup-tools reshape}: rewrites a savepoint of the dedup job for a larger shard count, keeping
- * every other operator's state (Kafka offsets, the sink's transactions) as it is, so the job resumes
- * from the rewritten savepoint exactly where it stopped.
+ * {@code dedup-tools reshape}: rewrites a savepoint of the dedup job for a larger shard count, or a smaller one
+ * when every live bucket is in the fingerprint format, keeping every other operator's state (Kafka offsets, the
+ * sink's transactions) as it is, so the job resumes from the rewritten savepoint exactly where it stopped.
  *
  * <p><b>Method: every new shard starts with a copy of its parent shard's filters.</b> A Bloom filter
  * cannot be split by key: its bits do not say which element set them. But the shard of a request is
@@ -49,10 +51,15 @@ import io.impressiondedup.tools.savepoint.ShardEntry;
  * + one bucket after the reshape (4 days with the defaults), after which the state is that of M shards.
  * A copied filter's growth layers count against its new, smaller shard's state cap.
  *
- * <p>Not done here, because it cannot be done without loss: fewer shards, or a count that is not a
- * multiple (old filters would have to be merged by OR-ing their bits, which raises every merged
- * filter's fill and FPP several times over), or another max parallelism (Flink's key groups of every
- * operator are fixed by it). For those, build a new savepoint from history with {@code dedup-tools
+ * <p><b>Fewer shards: merged, fingerprint format only.</b> With N = k x M, old shard s becomes part {@code s mod k}
+ * of new shard {@code s / k}: its fingerprint pages move unchanged to the parent's page keys of that part, and the
+ * parts' directories are summed ({@link FingerprintShardMerge}, whose class comment says why nothing is lost and the
+ * FPP per lookup is kept). The state is the same size afterwards. A savepoint holding any Bloom bucket is refused,
+ * naming it: Bloom filters would have to be merged by OR-ing their bits, which raises every merged filter's fill
+ * and FPP several times over. Switch to {@code --state-format fingerprints} and wait out the retention first.
+ *
+ * <p>Not done here: a count that is neither a multiple nor a divisor, or another max parallelism (Flink's key
+ * groups of every operator are fixed by it). For those, build a new savepoint from history with {@code dedup-tools
  * bootstrap}. A change of {@code --capacity} or {@code --page-bytes} needs no rewrite: each filter keeps
  * the geometry it was created with, and the job creates new buckets with the new one.
  */
@@ -68,7 +75,9 @@ public final class ReshapeCommand {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         return VerbRun.run("reshape", USAGE, "Rewrites a savepoint of the dedup job for a shard count that is a multiple of its"
                 + " own: each new shard starts with a copy of its parent shard's filters (no copy can pass, no FPP cost per"
-                + " lookup; the copied days take that many times their memory until they expire). Other operators' state"
+                + " lookup; the copied days take that many times their memory until they expire), or for a divisor of it when every"
+                + " live bucket is in the fingerprint format (each shard becomes a part of its parent, nothing lost, the FPP per"
+                + " lookup kept). Other operators' state"
                 + " (Kafka offsets, transactions) is kept. Start the job from --output with the new --shards.", OPTIONS, false,
                 args, out, err, ReshapeCommand::parse, ReshapeCommand::reshape);
     }
@@ -94,6 +103,13 @@ public final class ReshapeCommand {
             throw new InvalidOptionException(refused);
         }
         long bytes = reshape(savepoint, to, options.get(ToolOptions.OUTPUT), backend, options.get(ToolOptions.PARALLELISM));
+        if (to < from) {
+            out.printf("Reshaped %s from %d to %d shards: each new shard holds the fingerprints of %d old ones.%n  %s%n"
+                            + "  %,d bytes of dedup state written, as many as the savepoint's.%n"
+                            + "Start the job from it with --shards %d (and the same --max-parallelism %d).%n",
+                    savepoint.path(), from, to, from / to, options.get(ToolOptions.OUTPUT), bytes, to, savepoint.facts().maxParallelism());
+            return 0;
+        }
         out.printf("Reshaped %s from %d to %d shards: each new shard holds a copy of its parent's filters.%n  %s%n"
                         + "  %,d bytes of dedup state written, %dx the savepoint's until the copied buckets expire.%n"
                         + "Start the job from it with --shards %d (and the same --max-parallelism %d).%n",
@@ -106,30 +122,97 @@ public final class ReshapeCommand {
         if (to == from) {
             return "--shards " + to + " is the savepoint's shard count already: nothing to do.";
         }
-        if (to < from || to % from != 0) {
-            return "--shards " + to + " is not a multiple of the savepoint's " + from + " shards. A Bloom filter cannot be split or"
-                    + " merged by key: fewer shards, or a count that is not a multiple, would have to OR filters together, raising their"
-                    + " fill and FPP several times over. Use a multiple (" + 2 * from + ", " + 3 * from + ", ...), or build a new"
-                    + " savepoint from history with `dedup-tools bootstrap --shards " + to + "` (from the job's output topic).";
+        if (to < from ? from % to != 0 : to % from != 0) {
+            return "--shards " + to + " is neither a multiple nor a divisor of the savepoint's " + from + " shards. A filter cannot be"
+                    + " split by key, and only fingerprint buckets can be merged by whole shards: a count that is neither would have"
+                    + " to OR filters together, raising their fill and FPP several times over. Use a multiple (" + 2 * from + ", "
+                    + 3 * from + ", ...), a divisor (every live bucket in the fingerprint format), or build a new savepoint from"
+                    + " history with `dedup-tools bootstrap --shards " + to + "` (from the job's output topic).";
         }
         return null;
     }
 
     /** Writes the reshaped savepoint; returns the bytes of dedup state entries written. */
     static long reshape(DedupSavepoint savepoint, int shards, String output, StateBackend backend, int parallelism) throws Exception {
-        int factor = shards / savepoint.facts().shards();
+        int from = savepoint.facts().shards();
+        boolean merge = shards < from;
         StreamExecutionEnvironment env = ToolEnvironment.create(parallelism);
-        DataStream<ShardEntry> children = savepoint.shardEntries(env, backend)
-                .flatMap(new ChildShards(factor), Types.POJO(ShardEntry.class))
-                .name("copy each shard's state to its children");
+        DataStream<ShardEntry> entries = merge
+                ? savepoint.shardEntries(env, backend).map(new ParentShards(from / shards), Types.POJO(ShardEntry.class))
+                        .name("make each shard a part of its parent")
+                : savepoint.shardEntries(env, backend).flatMap(new ChildShards(shards / from), Types.POJO(ShardEntry.class))
+                        .name("copy each shard's state to its children");
         ShardKeys keys = new ShardKeys(shards, savepoint.facts().maxParallelism());
         SavepointWriter.fromExistingSavepoint(env, savepoint.path(), backend)
                 .removeOperator(DedupSavepoint.OPERATOR)
-                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(children, keys, savepoint.facts()))
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(entries, keys, savepoint.facts(), merge))
                 .write(output);
-        JobExecutionResult result = env.execute("dedup-tools reshape " + savepoint.facts().shards() + " -> " + shards + " shards");
+        JobExecutionResult result;
+        try {
+            result = env.execute("dedup-tools reshape " + from + " -> " + shards + " shards");
+        } catch (Exception e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                // The task's exception reaches the client serialized: as itself, or as a SerializedThrowable naming its class.
+                boolean notMergeable = cause instanceof NotMergeable || (cause instanceof SerializedThrowable serialized
+                        && NotMergeable.class.getName().equals(serialized.getOriginalErrorClassName()));
+                if (notMergeable) {
+                    String reason = cause instanceof SerializedThrowable serialized
+                            ? serialized.getFullStringifiedStackTrace().lines().findFirst().orElse("").replaceFirst("^[^:]*: ", "")
+                            : cause.getMessage();
+                    throw new InvalidOptionException("--shards " + shards + ": " + reason + ". Nothing was written.");
+                }
+            }
+            throw e;
+        }
         Long written = result.getAccumulatorResult(ChildShards.BYTES_WRITTEN);
         return written == null ? 0 : written;
+    }
+
+    /** Why a savepoint's shards cannot be merged: a Bloom bucket, or Bloom pages (see {@link FingerprintShardMerge#refusal}). */
+    static final class NotMergeable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotMergeable(String message) {
+            super(message);
+        }
+    }
+
+    /** Each entry of old shard s as part {@code s mod k} of new shard {@code s / k}; counts the bytes written. */
+    static final class ParentShards extends org.apache.flink.api.common.functions.RichMapFunction<ShardEntry, ShardEntry> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final int factor;
+        private final LongCounter bytes = new LongCounter();
+
+        ParentShards(int factor) {
+            this.factor = factor;
+        }
+
+        @Override
+        public void open(OpenContext openContext) {
+            getRuntimeContext().addAccumulator(ChildShards.BYTES_WRITTEN, bytes);
+        }
+
+        @Override
+        public ShardEntry map(ShardEntry entry) {
+            int parent = FingerprintShardMerge.parentOf(entry.shard, factor);
+            ShardEntry part;
+            if (entry.isDirectory()) {
+                String refused = FingerprintShardMerge.refusal(entry.shard, entry.directory());
+                if (refused != null) {
+                    throw new NotMergeable(refused);
+                }
+                part = ShardEntry.directory(parent, FingerprintShardMerge.asPart(entry.shard, entry.directory(), factor));
+            } else if (entry.fingerprintPage) {
+                part = new ShardEntry(parent, FingerprintShardMerge.pageKeyInParent(entry.shard, entry.address, factor), true, entry.value);
+            } else {
+                throw new NotMergeable("shard " + entry.shard + " holds Bloom pages (group " + entry.address + "): only fingerprint"
+                        + " buckets can be merged into fewer shards");
+            }
+            bytes.add(part.value.length);
+            return part;
+        }
     }
 
     /** Each entry of old shard s, once under each of its children s * k .. s * k + k - 1; counts the bytes written. */

@@ -41,7 +41,19 @@ public final class DedupSavepointWriter {
 
     /** {@link ShardEntry}s written back as they are, with every fact {@code facts} holds but the shard count (that of {@code shardKeys}). */
     public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts) {
+        return entries(entries, shardKeys, facts, false);
+    }
+
+    /**
+     * {@link #entries(DataStream, ShardKeys, DedupSavepoint.Facts)}; with {@code mergeParts}, the directories of several old
+     * shards written to one shard are merged ({@code FingerprintShardMerge}) instead of refused.
+     */
+    public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts,
+            boolean mergeParts) {
         ShardEntryWriter writer = new ShardEntryWriter(shardKeys.shards(), facts.fingerprintCheck(), facts.latenessWatermark(), facts.dedupKey());
+        if (mergeParts) {
+            writer.mergingParts();
+        }
         writer.withTimeOptions(facts.timeOptions(), facts.lateBefore());
         return transformation(entries, shardKeys, entry -> entry.shard, writer);
     }

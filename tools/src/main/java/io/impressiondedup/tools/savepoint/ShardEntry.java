@@ -18,7 +18,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 /**
  * One entry of one shard's keyed dedup state, in flight between a savepoint read and a savepoint write:
  * the shard's bucket directory ({@link #address} = {@link #DIRECTORY}), one Bloom page group (its {@code
- * PageAddress}) or one fingerprint page ({@link #fingerprintPage} true, its {@code MapStateFingerprintPages#keyOf}
+ * PageAddress}) or one fingerprint page ({@link #fingerprintPage} true, its {@code FingerprintBucket#pageKey}
  * key), with its value in the state's own serialized form.
  *
  * <p>A shard's state is streamed entry by entry rather than as one object: a shard of a production

@@ -157,13 +157,13 @@ class BootstrapCommandIT {
         TimeBuckets buckets = plan.timeBuckets().copy();
         RequestIdDigester digester = new RequestIdDigester(secret);
         Map<Integer, BucketFilters> directories = new HashMap<>();
-        Map<Integer, HeapMapState> pages = new HashMap<>();
+        Map<Integer, HeapMapState<PageGroup>> pages = new HashMap<>();
         for (String[] row : rows) {
             long time = HistoryRowParser.eventTime(row[2]);
             digester.digest(row[0]);
             int shard = FingerprintScheme.shardOf(digester.high(), SHARDS);
             BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
-            MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState(new HashMap<>())));
+            MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState<>(new HashMap<>())));
             filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]), secret.keyedAdIdHash(row[1]));
             store.beginRecord(shard);
             MapStateFingerprintPages noFingerprints = new MapStateFingerprintPages(null); // a Bloom plan: never read

@@ -6,6 +6,7 @@ import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageAddress;
 import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.ByteArrayOutputStream;
@@ -68,8 +69,9 @@ class ReshapeCommandIT {
         assertThat(ReshapeCommand.refusal(128, 256)).isNull();
         assertThat(ReshapeCommand.refusal(128, 384)).isNull();
         assertThat(ReshapeCommand.refusal(128, 128)).contains("nothing to do");
-        assertThat(ReshapeCommand.refusal(128, 64)).contains("not a multiple of the savepoint's 128 shards").contains("bootstrap");
-        assertThat(ReshapeCommand.refusal(128, 200)).contains("not a multiple of the savepoint's 128 shards");
+        assertThat(ReshapeCommand.refusal(128, 64)).as("a divisor: refused by content, if at all").isNull();
+        assertThat(ReshapeCommand.refusal(128, 48)).contains("neither a multiple nor a divisor of the savepoint's 128 shards").contains("bootstrap");
+        assertThat(ReshapeCommand.refusal(128, 200)).contains("neither a multiple nor a divisor of the savepoint's 128 shards");
     }
 
     /**
@@ -138,8 +140,80 @@ class ReshapeCommandIT {
         int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
             "--shards", "6", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertThat(exit).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 6 is not a multiple of the savepoint's 4 shards")
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 6 is neither a multiple nor a divisor of the savepoint's 4 shards")
                 .contains("dedup-tools bootstrap --shards 6");
+        assertThat(dir.resolve("after")).doesNotExist();
+    }
+
+    /**
+     * Fewer shards, every bucket in the fingerprint format: each old shard becomes a part of its parent, and every
+     * impression the savepoint held is still found by {@code inspect}'s lookup (the operator's own) under the new
+     * count, while fresh keys are found no more often than before; the state is the same size.
+     */
+    @Test
+    void fewerShardsMergeEachShardsFingerprintsIntoItsParentAndEveryImpressionIsStillFound() throws Exception {
+        int shards = 8;
+        int maxParallelism = 8;
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(4_000).shards(shards).fpp(0.01)
+                .stateFormat(StateFormat.FINGERPRINTS).build();
+        FingerprintState state = new FingerprintState(plan);
+        long day = 20_000;
+        for (int i = 0; i < 6_000; i++) {
+            state.insert("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 10_000L);
+        }
+        String savepoint = dir.resolve("before").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(2);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(state.entries()),
+                        new ShardKeys(shards, maxParallelism), 0L, null, null))
+                .write(savepoint);
+        env.execute("write");
+
+        String output = dir.resolve("after").toString();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output, "--shards", "2",
+            "--state-backend", "hashmap", "--parallelism", "2"}, new PrintStream(out), new PrintStream(err));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("from 8 to 2 shards").contains("fingerprints of 4 old ones");
+
+        DedupSavepoint merged = DedupSavepoint.open(output, new HashMapStateBackend());
+        assertThat(merged.facts().shards()).isEqualTo(2);
+        List<ShardEntry> read = new ArrayList<>();
+        try (CloseableIterator<ShardEntry> it = merged.shardEntries(ToolEnvironment.create(2), new HashMapStateBackend()).executeAndCollect()) {
+            it.forEachRemaining(read::add);
+        }
+        FingerprintState after = FingerprintState.of(plan.timeBuckets(), 2, read);
+        assertThat(after.insertedTotal()).as("fingerprints held").isEqualTo(state.insertedTotal());
+        assertThat(after.pageBytes()).as("page bytes: moved, not rewritten").isEqualTo(state.pageBytes());
+        for (int i = 0; i < 6_000; i++) {
+            assertThat(after.holds("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 10_000L)).as("impression %s", i).isTrue();
+        }
+        int freshBefore = 0;
+        int freshAfter = 0;
+        for (int i = 0; i < 20_000; i++) {
+            freshBefore += state.holds("fresh-" + i, "ad", day * 86_400_000L) ? 1 : 0;
+            freshAfter += after.holds("fresh-" + i, "ad", day * 86_400_000L) ? 1 : 0;
+        }
+        assertThat(freshAfter).as("fresh keys found after the merge, the same lookups as before it").isEqualTo(freshBefore);
+    }
+
+    @Test
+    void fewerShardsAreRefusedNamingTheBloomBucketThatCannotBeMerged() throws Exception {
+        int shards = 4;
+        String savepoint = dir.resolve("before").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
+                        env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null, null))
+                .write(savepoint);
+        env.execute("write");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
+            "--shards", "2", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 2: bucket 2000").contains("is in the bloom format")
+                .contains("--state-format fingerprints").contains("Nothing was written");
         assertThat(dir.resolve("after")).doesNotExist();
     }
 

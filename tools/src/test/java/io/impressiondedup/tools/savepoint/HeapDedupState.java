@@ -54,7 +54,7 @@ public final class HeapDedupState {
         long adIdHash = filter.fingerprintScheme().adIdHash(HashMixing.adIdHash(adId), secret == null ? 0L : secret.keyedAdIdHash(adId));
         long h1 = filter.fingerprintScheme().probeHash1(digester.high(), digester.low(), adIdHash);
         long h2 = filter.fingerprintScheme().probeHash2(digester.high(), digester.low(), adIdHash);
-        MapStatePageGroups store = MapStatePageGroups.uncached(new HeapMapState(pages.computeIfAbsent(shard, s -> new HashMap<>())));
+        MapStatePageGroups store = MapStatePageGroups.uncached(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
         store.beginRecord(shard);
         store.select(bucket, filter);
         if (!filter.mightContain(h1, h2, store)) {

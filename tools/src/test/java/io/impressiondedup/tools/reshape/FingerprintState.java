@@ -1,0 +1,124 @@
+package io.impressiondedup.tools.reshape;
+
+import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
+import io.impressiondedup.operators.dedup.MapStatePageGroups;
+import io.impressiondedup.operators.dedup.ShardFilters;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.time.TimeBuckets;
+import io.impressiondedup.tools.savepoint.HeapMapState;
+import io.impressiondedup.tools.savepoint.ShardEntry;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Dedup state in the fingerprint format built on the heap by the operator's own {@link ShardFilters} (no secret, no
+ * watermark: as {@code bootstrap} writes), or read back from a savepoint's {@link ShardEntry}s; asked with the same
+ * lookup {@code inspect} makes.
+ */
+final class FingerprintState {
+
+    private final DedupPlan plan;
+    private final TimeBuckets buckets;
+    private final int shards;
+    private final RequestIdDigester digester = new RequestIdDigester();
+    final TreeMap<Integer, BucketFilters> directories = new TreeMap<>();
+    final Map<Integer, Map<Long, FingerprintPage>> pages = new HashMap<>();
+
+    FingerprintState(DedupPlan plan) {
+        this(plan, plan.timeBuckets(), plan.shards());
+    }
+
+    private FingerprintState(DedupPlan plan, TimeBuckets buckets, int shards) {
+        this.plan = plan;
+        this.buckets = buckets;
+        this.shards = shards;
+    }
+
+    /** The state of {@code entries}, written for {@code shards} shards. */
+    static FingerprintState of(TimeBuckets buckets, int shards, List<ShardEntry> entries) {
+        FingerprintState state = new FingerprintState(null, buckets, shards);
+        for (ShardEntry entry : entries) {
+            if (entry.isDirectory()) {
+                state.directories.put(entry.shard, entry.directory());
+            } else if (entry.fingerprintPage) {
+                state.pages.computeIfAbsent(entry.shard, s -> new HashMap<>()).put(entry.address, entry.fingerprintPage());
+            } else {
+                throw new IllegalStateException("a Bloom page group in fingerprint state: " + entry);
+            }
+        }
+        return state;
+    }
+
+    /** Inserts an impression unless a copy is found, as the operator does for a record in time. */
+    void insert(String requestId, String adId, long eventTime) {
+        ShardFilters filters = new ShardFilters(plan);
+        int shard = begin(filters, requestId, adId);
+        BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
+        MapStateFingerprintPages store = store(shard);
+        if (filters.bucketHolding(directory, noBloomPages(), store, eventTime, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
+            filters.insert(directory, noBloomPages(), store, buckets.bucketOf(eventTime));
+        }
+    }
+
+    /** Whether the lookup of {@code inspect} (and the operator) finds the impression. */
+    boolean holds(String requestId, String adId, long eventTime) {
+        ShardFilters filters = ShardFilters.lookupsOnly(buckets, shards);
+        int shard = begin(filters, requestId, adId);
+        BucketFilters directory = directories.get(shard);
+        return directory != null
+                && filters.bucketHolding(directory, noBloomPages(), store(shard), eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET;
+    }
+
+    private int begin(ShardFilters filters, String requestId, String adId) {
+        digester.digest(requestId);
+        filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(adId), 0L);
+        return FingerprintScheme.shardOf(digester.high(), shards);
+    }
+
+    private MapStateFingerprintPages store(int shard) {
+        MapStateFingerprintPages store = new MapStateFingerprintPages(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
+        store.beginRecord();
+        return store;
+    }
+
+    /** The Bloom page store of fingerprint state: every bucket is a fingerprint bucket, so it is never read. */
+    private static MapStatePageGroups noBloomPages() {
+        return MapStatePageGroups.uncached(new HeapMapState<PageGroup>(new HashMap<>()));
+    }
+
+    List<ShardEntry> entries() {
+        List<ShardEntry> entries = new ArrayList<>();
+        directories.forEach((shard, directory) -> entries.add(ShardEntry.directory(shard, directory)));
+        pages.forEach((shard, shardPages) -> shardPages.forEach((key, page) -> entries.add(ShardEntry.fingerprintPage(shard, key, page))));
+        return entries;
+    }
+
+    long insertedTotal() {
+        long total = 0;
+        for (BucketFilters directory : directories.values()) {
+            for (int i = 0; i < directory.size(); i++) {
+                total += directory.filterAt(i).inserted();
+            }
+        }
+        return total;
+    }
+
+    long pageBytes() {
+        long bytes = 0;
+        for (Map<Long, FingerprintPage> shardPages : pages.values()) {
+            for (FingerprintPage page : shardPages.values()) {
+                bytes += page.encodedBytes();
+            }
+        }
+        return bytes;
+    }
+}
