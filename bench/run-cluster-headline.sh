@@ -162,6 +162,10 @@ find "$RUN_DIR" -mindepth 1 -maxdepth 1 ! -name 'classpath-*' -exec rm -rf {} +
 mkdir -p "$WORK"
 RESULTS=$WORK/runs.tsv
 : > "$RESULTS"
+# Per run: the checkpoints it completed and the bytes they uploaded (REST checkpoint statistics: checkpointed_size is
+# what each checkpoint added, the incremental delta on RocksDB), and the records it wrote to the output topic.
+CHECKPOINTS=$WORK/checkpoints.tsv
+: > "$CHECKPOINTS"
 
 trap '"$CLUSTER" stop || true' EXIT
 log "starting Kafka and the JobManager"
@@ -268,6 +272,9 @@ run() {
     "$(awk -v t="$tm_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" \
     "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
+  curl -sf "$REST/jobs/$job/checkpoints" | jq -r --arg v "$variant" --arg s "$size" --arg r "$round" --arg w "$written" \
+    '[.history[] | select(.status == "COMPLETED") | .checkpointed_size] | "\($v)\t\($s)\t\($r)\t\(length)\t\(add // 0)\t\($w)"' \
+    >> "$CHECKPOINTS" || true
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
 }
@@ -316,6 +323,11 @@ report() {
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo
   python3 "$REPO/bench/cluster_report.py" "$RESULTS" "$small" "$large" "${VARIANTS[@]}"
+  echo
+  echo "Checkpoints per run (REST statistics; bytes = the sum of each completed checkpoint's checkpointed_size, what it uploaded;"
+  echo "the history keeps the last 10 checkpoints of a job, so long runs count only those):"
+  printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\n'
+  awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0) }' "$CHECKPOINTS"
 }
 
 if ((rounds == 0)); then
