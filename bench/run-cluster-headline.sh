@@ -325,7 +325,7 @@ report() {
   python3 "$REPO/bench/cluster_report.py" "$RESULTS" "$small" "$large" "${VARIANTS[@]}"
   echo
   echo "Checkpoints per run (REST statistics; bytes = the sum of each completed checkpoint's checkpointed_size, what it uploaded;"
-  echo "the history keeps the last 10 checkpoints of a job, so long runs count only those):"
+  echo "the REST history keeps the last web.checkpoints.history checkpoints of a job, 10 by default: raise it with --flink-conf):"
   printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\n'
   awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0) }' "$CHECKPOINTS"
 }

@@ -22,7 +22,7 @@ import org.apache.flink.metrics.MetricGroup;
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
  * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
  * current rule allowed (timers restored from a release without allowed lateness) and were moved.
- * With the page-group cache on ({@link PageGroupCache}): {@code page-cache-hits} and {@code
+ * With the page-group cache on ({@link PageCache}): {@code page-cache-hits} and {@code
  * page-cache-misses} count group lookups it answered and those that read state, {@code
  * page-cache-dirty-evictions} groups written to state to make room (a high rate against misses means the
  * cache is too small for the live state); gauge {@code page-groups-flushed} the dirty groups written back

@@ -8,6 +8,7 @@ import io.impressiondedup.operators.stats.StatsOutcome;
 import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.Insertion;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
@@ -66,7 +67,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Page cache.</b> On RocksDB the Bloom probe's read of a page group and a unique record's write of
  * it are most of the operator's time, so page groups can be cached on the heap too ({@link
- * PageGroupCache}, {@link DedupSettings#pageCacheBytes()}): bounded, written back on eviction and at the
+ * PageCache}, {@link DedupSettings#pageCacheBytes()}; fingerprint pages likewise, with the budget going to the format of new buckets): bounded, written back on eviction and at the
  * same two moments as the directory; a bucket's expiry first writes back and forgets its shard's groups.
  * The state layout is the same with or without it.
  *
@@ -173,7 +174,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient MapState<Long, FingerprintPage> fingerprintPageState;
     private transient MapStateFingerprintPages fingerprintPages;
     /** The write-back cache of page groups ({@link DedupSettings#pageCacheBytes()}), or {@code null} if off. */
-    private transient PageGroupCache pageCache;
+    private transient PageCache<PageGroup> pageCache;
+    /** The write-back cache of fingerprint pages, or {@code null}: the cache serves the format of new buckets only. */
+    private transient PageCache<FingerprintPage> fingerprintPageCache;
     private transient InternalTimerService<Long> expiryTimers;
     private transient ListState<Integer> shardCountState;
     private transient ListState<Long> fingerprintCheckState;
@@ -279,15 +282,23 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics = new DedupMetrics(getMetricGroup(), getRuntimeContext(), plan.fpp());
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
-        int cachedGroups = PageGroupCache.groupsFor(settings.pageCacheBytes(), plan);
-        pageCache = cachedGroups == 0 ? null : new PageGroupCache(pageState, cachedGroups, shard -> setCurrentKey(shardKeys.keyOf(shard)),
-                !getKeyedStateBackend().isSafeToReuseKVState(), metrics.pageCacheHits, metrics.pageCacheMisses,
+        // The cache's budget goes to the format new buckets are created in; the other format's pages, live only while a
+        // change of --state-format works through the retention, are read and written uncached.
+        boolean fingerprints = plan.stateFormat() == StateFormat.FINGERPRINTS;
+        int cachedPages = fingerprints ? PageCache.fingerprintPagesFor(settings.pageCacheBytes(), plan)
+                : PageCache.groupsFor(settings.pageCacheBytes(), plan);
+        boolean copies = !getKeyedStateBackend().isSafeToReuseKVState();
+        java.util.function.IntConsumer selectShardKey = shard -> setCurrentKey(shardKeys.keyOf(shard));
+        pageCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageState, "Bloom page group", cachedPages, selectShardKey,
+                copies ? PageGroup::copy : null, metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
+        fingerprintPageCache = cachedPages == 0 || !fingerprints ? null : new PageCache<>(fingerprintPageState, "fingerprint page",
+                cachedPages, selectShardKey, copies ? FingerprintPage::copy : null, metrics.pageCacheHits, metrics.pageCacheMisses,
                 metrics.pageCacheDirtyEvictions);
         pages = new MapStatePageGroups(pageState, pageCache);
-        fingerprintPages = new MapStateFingerprintPages(fingerprintPageState);
-        LOG.info("New buckets are stored as {} (--state-format)", plan.stateFormat().optionValue());
-        LOG.info("Page-group cache: {}", pageCache == null ? "off"
-                : cachedGroups + " groups (" + settings.pageCacheBytes() + " bytes at " + PageGroupCache.bytesPerGroup(plan) + " per group)");
+        fingerprintPages = new MapStateFingerprintPages(fingerprintPageState, fingerprintPageCache);
+        LOG.info("New buckets are stored as {} (--state-format); page cache: {}", plan.stateFormat().optionValue(), cachedPages == 0 ? "off"
+                : cachedPages + (fingerprints ? " fingerprint pages (" : " Bloom page groups (") + settings.pageCacheBytes() + " bytes at "
+                        + (fingerprints ? PageCache.bytesPerFingerprintPage(plan) : PageCache.bytesPerGroup(plan)) + " each)");
         growthWarnings = new FilterGrowthWarnings(plan, buckets, metrics.filterExpansions, metrics.cappedInsertions);
         getKeyedStateBackend().applyToAllKeys(
                 VoidNamespace.INSTANCE,
@@ -348,7 +359,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         BucketFilters directory = directories.get(shard);
         shardFilters.beginRecord(impression.digestHigh(), impression.digestLow(), HashMixing.adIdHash(impression.adId()), impression.keyedAdIdHash());
         pages.beginRecord(shard);
-        fingerprintPages.beginRecord();
+        fingerprintPages.beginRecord(shard);
 
         // A late record is checked against live buckets only (TimeBuckets rule 5).
         if (shardFilters.bucketHolding(directory, pages, fingerprintPages, eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
@@ -478,7 +489,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         if (dropped instanceof ScalableBloomFilter) {
             pages.removeBucket(shard, bucket);
         } else if (dropped != null) {
-            fingerprintPages.removeBucket(bucket);
+            fingerprintPages.removeBucket(shard, bucket);
         }
         if (dropped != null) {
             growthWarnings.forget(shard, bucket);
@@ -512,6 +523,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** Writes the cached directories and dirty page groups back to keyed state: before a barrier, and at end of input. */
     private void flushCaches() throws Exception {
         directories.flush();
+        if (fingerprintPageCache != null) {
+            metrics.pageGroupsFlushed = fingerprintPageCache.flush();
+        }
         if (pageCache != null) {
             metrics.pageGroupsFlushed = pageCache.flush();
         }

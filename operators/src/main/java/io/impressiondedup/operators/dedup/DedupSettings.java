@@ -118,7 +118,7 @@ public final class DedupSettings implements Serializable {
     public static final String DEFAULT_DEDUP_KEY = "/requestId;/adId";
 
     /**
-     * Heap bytes per subtask for the write-back cache of Bloom page groups ({@link PageGroupCache}); 0 for
+     * Heap bytes per subtask for the write-back cache of Bloom page groups ({@link PageCache}); 0 for
      * none, the default here (the job's {@code --page-cache-bytes} defaults to {@link
      * #DEFAULT_ROCKSDB_PAGE_CACHE_BYTES} on RocksDB).
      */
@@ -127,11 +127,11 @@ public final class DedupSettings implements Serializable {
     }
 
     /** The page-cache budget the job gives each subtask on RocksDB unless told otherwise: 64 MiB. */
-    public static final long DEFAULT_ROCKSDB_PAGE_CACHE_BYTES = PageGroupCache.DEFAULT_ROCKSDB_BYTES;
+    public static final long DEFAULT_ROCKSDB_PAGE_CACHE_BYTES = PageCache.DEFAULT_ROCKSDB_BYTES;
 
     /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share (the arithmetic is there). */
     public static long pageCacheBytesPerGroup(DedupPlan plan) {
-        return PageGroupCache.bytesPerGroup(plan);
+        return PageCache.bytesPerGroup(plan);
     }
 
     /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */

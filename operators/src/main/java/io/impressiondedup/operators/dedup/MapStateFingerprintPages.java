@@ -20,24 +20,39 @@ import org.apache.flink.util.FlinkRuntimeException;
  * state once. The page count is part of the key: buckets sized under another plan (another capacity) use other
  * pages, never a page of the wrong count.
  *
- * <p>No cache across records: on the heap backend a read returns the stored object; on RocksDB each record reads
- * and deserializes one page of about 1 KB (the trade is measured in docs/BENCHMARKS.md).
+ * <p>With a {@link PageCache} (on RocksDB by default, when new buckets are in this format) pages are read through it
+ * and written to it, not to state: the cache writes them back on eviction and before each checkpoint barrier.
+ * Without one, each record reads (and on RocksDB deserializes) its page of about 1 KB.
  */
 public final class MapStateFingerprintPages {
 
     private static final int MAX_FETCHED = 4;
 
     private final MapState<Long, FingerprintPage> pages;
+    /** The write-back cache in front of {@link #pages}, or {@code null} to read and write state directly. */
+    private final PageCache<FingerprintPage> cache;
+    private int shard;
     private final long[] fetchedKeys = new long[MAX_FETCHED];
     private final FingerprintPage[] fetchedPages = new FingerprintPage[MAX_FETCHED];
     private int fetchedCount;
 
+    /** Pages read from and written to {@code pages} directly, as the state tools read and write a savepoint. */
     public MapStateFingerprintPages(MapState<Long, FingerprintPage> pages) {
-        this.pages = pages;
+        this(pages, null);
     }
 
-    /** Starts a record (its shard's key current): forgets the pages read so far. */
-    public void beginRecord() {
+    MapStateFingerprintPages(MapState<Long, FingerprintPage> pages, PageCache<FingerprintPage> cache) {
+        this.pages = pages;
+        this.cache = cache;
+    }
+
+    /** Starts a record of {@code shard} (its key current): forgets the pages read so far. */
+    public void beginRecord(int shard) {
+        this.shard = shard;
+        beginRecord();
+    }
+
+    private void beginRecord() {
         for (int i = 0; i < fetchedCount; i++) {
             fetchedPages[i] = null;
         }
@@ -53,7 +68,7 @@ public final class MapStateFingerprintPages {
         }
         FingerprintPage page;
         try {
-            page = pages.get(key);
+            page = cache != null ? cache.get(shard, key) : pages.get(key);
         } catch (Exception e) {
             throw new FlinkRuntimeException("Cannot read fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of " + FingerprintBucket.pageCountOf(key), e);
         }
@@ -64,6 +79,10 @@ public final class MapStateFingerprintPages {
     /** Writes {@code page} (changed, or new) back to {@code key}. */
     public void write(long key, FingerprintPage page) {
         remember(key, page);
+        if (cache != null) {
+            cache.put(shard, key, page);
+            return;
+        }
         try {
             pages.put(key, page);
         } catch (Exception e) {
@@ -87,11 +106,15 @@ public final class MapStateFingerprintPages {
     }
 
     /**
-     * Removes every section of {@code bucket} from the current shard's pages, dropping pages left empty: one pass
-     * over the shard's entries, once per bucket expiry.
+     * Removes every section of {@code bucket} from {@code shard}'s pages (its key current), dropping pages left empty:
+     * one pass over the shard's entries, once per bucket expiry. The cache first writes the shard's dirty pages and
+     * forgets them all, so it holds no section of the dropped bucket afterwards.
      */
-    public void removeBucket(long bucket) {
-        beginRecord();
+    public void removeBucket(int shard, long bucket) {
+        beginRecord(shard);
+        if (cache != null) {
+            cache.forgetShard(shard);
+        }
         try {
             List<Long> changedKeys = new ArrayList<>();
             List<FingerprintPage> changedPages = new ArrayList<>();

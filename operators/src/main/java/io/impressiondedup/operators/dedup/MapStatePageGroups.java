@@ -20,7 +20,7 @@ import org.apache.flink.util.FlinkRuntimeException;
  * included) and {@link #beginRecord(int)} forgets them. Nothing ever reads or writes a whole filter.
  * {@link #select} names the bucket and filter a following {@code readPage}/{@code writePage} is for.
  *
- * <p>With a {@link PageGroupCache} (on RocksDB by default) groups are read through it and written to it,
+ * <p>With a {@link PageCache} (on RocksDB by default) groups are read through it and written to it,
  * not to state: the cache writes them back on eviction and before each checkpoint barrier.
  */
 public final class MapStatePageGroups implements BloomPageStore {
@@ -29,7 +29,7 @@ public final class MapStatePageGroups implements BloomPageStore {
 
     private final MapState<Long, PageGroup> groups;
     /** The write-back cache in front of {@link #groups}, or {@code null} to read and write state directly. */
-    private final PageGroupCache cache;
+    private final PageCache<PageGroup> cache;
     private int shard;
     private long bucket;
     private ScalableBloomFilter filter;
@@ -42,7 +42,7 @@ public final class MapStatePageGroups implements BloomPageStore {
         return new MapStatePageGroups(groups, null);
     }
 
-    MapStatePageGroups(MapState<Long, PageGroup> groups, PageGroupCache cache) {
+    MapStatePageGroups(MapState<Long, PageGroup> groups, PageCache<PageGroup> cache) {
         this.groups = groups;
         this.cache = cache;
     }

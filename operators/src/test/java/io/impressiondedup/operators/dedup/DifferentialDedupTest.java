@@ -74,7 +74,7 @@ class DifferentialDedupTest {
     /**
      * Named settings: the defaults, the defaults under a fingerprint secret, one shard at FPP 0.1 running about 3.5x over
      * its plan of 120 a day (about 420 unique impressions a day: every filter adds layers, within the shard state cap), hour
-     * buckets, a DST zone with the emit policy; and with the page-group cache ({@link PageGroupCache}) the job uses on
+     * buckets, a DST zone with the emit policy; and with the page-group cache ({@link PageCache}) the job uses on
      * RocksDB, with RocksDB's 256-byte pages: a tiny one of four groups (nearly every access evicts, most of them dirty)
      * and the default 64 MiB (holds everything; only the flushes before barriers reach state).
      */
@@ -100,6 +100,11 @@ class DifferentialDedupTest {
                 .pageCacheBytes(4 * DedupSettings.pageCacheBytesPerGroup(rocksdbPages)).build());
         variants.put("default-cache", DedupSettings.builder().plan(rocksdbPages)
                 .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
+        DedupPlan fingerprintPages = inFormat(variants.get("tiny-cache"), StateFormat.FINGERPRINTS).plan();
+        variants.put("fingerprints-tiny-cache", DedupSettings.builder().plan(fingerprintPages)
+                .pageCacheBytes(4 * PageCache.bytesPerFingerprintPage(fingerprintPages)).build());
+        variants.put("fingerprints-default-cache", DedupSettings.builder().plan(fingerprintPages)
+                .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
         return variants;
     }
 
@@ -108,7 +113,8 @@ class DifferentialDedupTest {
         DedupPlan plan = settings.plan();
         return DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(plan.shards())
                 .fpp(plan.fpp()).timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme()).pageBytes(plan.pageBytes())
-                .shardStateCap(plan.shardStateCap()).stateFormat(format).build()).latePolicy(settings.latePolicy()).build();
+                .shardStateCap(plan.shardStateCap()).stateFormat(format).build()).latePolicy(settings.latePolicy())
+                .pageCacheBytes(settings.pageCacheBytes()).build();
     }
 
     private static boolean overPlan(String variant) {
@@ -190,7 +196,8 @@ class DifferentialDedupTest {
         return Stream.concat(
                 Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
                         Arguments.of("keyed", b, 9))),
-                Stream.of(Arguments.of("tiny-cache", Backend.ROCKSDB, 10), Arguments.of("default-cache", Backend.ROCKSDB, 11)));
+                Stream.of(Arguments.of("tiny-cache", Backend.ROCKSDB, 10), Arguments.of("default-cache", Backend.ROCKSDB, 11),
+                        Arguments.of("fingerprints-tiny-cache", Backend.ROCKSDB, 24), Arguments.of("fingerprints-tiny-cache", Backend.HASHMAP, 25)));
     }
 
     /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
@@ -231,7 +238,9 @@ class DifferentialDedupTest {
                 Arguments.of("defaults", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 15),
                 Arguments.of("defaults", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 16),
                 Arguments.of("over-plan", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 17),
-                Arguments.of("over-plan", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 18)));
+                Arguments.of("over-plan", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 18),
+                Arguments.of("tiny-cache", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 26),
+                Arguments.of("tiny-cache", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 27)));
     }
 
     /**
@@ -370,7 +379,8 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> failures() {
-        return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14));
+        return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14),
+                Arguments.of("fingerprints-tiny-cache", 23));
     }
 
     /**
@@ -397,7 +407,7 @@ class DifferentialDedupTest {
                     failing.process((Impression) event);
                 }
             }
-            if (variant.equals("tiny-cache")) {
+            if (variant.endsWith("tiny-cache")) {
                 assertThat(failing.counter(DedupMetrics.PAGE_CACHE_DIRTY_EVICTIONS)).as("dirty evictions").isPositive();
             }
         }

@@ -58,7 +58,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
         }
         shardFilters.beginRecord(impression.digestHigh, impression.digestLow, impression.adIdHash, impression.keyedAdIdHash);
         pageStore.beginRecord(impression.shard);
-        fingerprintPageStore.beginRecord();
+        fingerprintPageStore.beginRecord(impression.shard);
         // No watermark: nothing in a history is late, every bucket it holds is live.
         if (shardFilters.bucketHolding(shardDirectory, pageStore, fingerprintPageStore, impression.eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET) {
             return; // a copy: counted from the written state (DirectoryInsertCount)

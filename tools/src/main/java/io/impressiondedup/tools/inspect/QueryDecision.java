@@ -56,7 +56,7 @@ final class QueryDecision implements java.io.Serializable {
                 filters = ShardFilters.lookupsOnly(buckets, shards);
             }
             pages.beginRecord(query.shard());
-            fingerprintPages.beginRecord();
+            fingerprintPages.beginRecord(query.shard());
             filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash(), query.keyedAdIdHash());
             long bucket = filters.bucketHolding(directory, pages, fingerprintPages, t, late, latenessWatermark);
             if (bucket != TimeBuckets.NO_BUCKET) {

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.impressiondedup.tools.DedupTools;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.FingerprintState;
 import io.impressiondedup.tools.savepoint.HeapMapState;
 import io.impressiondedup.tools.savepoint.ShardEntry;
 
@@ -102,6 +103,42 @@ class BootstrapCommandIT {
             it.forEachRemaining(written::add);
         }
         assertThat(contents(written)).isEqualTo(contents(expectedState(kept, secretFile)));
+    }
+
+    /**
+     * With {@code --state-format fingerprints} the tool writes fingerprint sections directly: exactly the buckets and pages
+     * the operator's own insert builds from the same rows (on plan the sections do not depend on the rows' order), and
+     * no Bloom page.
+     */
+    @Test
+    void withTheFingerprintFormatAFileOfRowsBecomesTheOperatorsFingerprintSections() throws Exception {
+        List<String> lines = new ArrayList<>(List.of("requestId,adId,timestamp"));
+        Random random = new Random(23);
+        DedupPlan plan = PlanOf.args("--capacity", "20000", "--shards", String.valueOf(SHARDS), "--max-parallelism", "8",
+                "--state-format", "fingerprints");
+        FingerprintState expected = new FingerprintState(plan);
+        for (int i = 0; i < 3_000; i++) {
+            long time = NEWEST - random.nextLong(Duration.ofDays(2).toMillis());
+            String adId = "ad-" + random.nextInt(5);
+            lines.add("req-" + i + "," + adId + "," + time);
+            expected.insert("req-" + i, adId, time);
+        }
+        Path history = Files.write(dir.resolve("history.csv"), lines, StandardCharsets.UTF_8);
+        String output = dir.resolve("savepoint").toString();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", history.toString(), "--output", output,
+                "--capacity", "20000", "--shards", String.valueOf(SHARDS), "--max-parallelism", "8", "--state-format", "fingerprints",
+                "--state-backend", "hashmap", "--parallelism", "2"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+
+        List<ShardEntry> written = new ArrayList<>();
+        try (CloseableIterator<ShardEntry> it = DedupSavepoint.open(output, new HashMapStateBackend())
+                .shardEntries(ToolEnvironment.create(1), new HashMapStateBackend()).executeAndCollect()) {
+            it.forEachRemaining(written::add);
+        }
+        assertThat(written).as("Bloom page groups").noneMatch(e -> !e.isDirectory() && !e.fingerprintPage);
+        assertThat(new HashSet<>(written)).isEqualTo(new HashSet<>(expected.entries()));
     }
 
     @Test

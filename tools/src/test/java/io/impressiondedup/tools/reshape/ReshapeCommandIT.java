@@ -39,6 +39,7 @@ import io.impressiondedup.tools.DedupTools;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.savepoint.DedupSavepoint;
 import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
+import io.impressiondedup.tools.savepoint.FingerprintState;
 import io.impressiondedup.tools.savepoint.ShardEntry;
 
 class ReshapeCommandIT {

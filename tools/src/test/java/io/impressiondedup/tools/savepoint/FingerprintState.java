@@ -1,4 +1,4 @@
-package io.impressiondedup.tools.reshape;
+package io.impressiondedup.tools.savepoint;
 
 import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
@@ -11,8 +11,6 @@ import io.impressiondedup.state.fingerprint.RequestIdDigester;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
-import io.impressiondedup.tools.savepoint.HeapMapState;
-import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,16 +22,16 @@ import java.util.TreeMap;
  * watermark: as {@code bootstrap} writes), or read back from a savepoint's {@link ShardEntry}s; asked with the same
  * lookup {@code inspect} makes.
  */
-final class FingerprintState {
+public final class FingerprintState {
 
     private final DedupPlan plan;
     private final TimeBuckets buckets;
     private final int shards;
     private final RequestIdDigester digester = new RequestIdDigester();
-    final TreeMap<Integer, BucketFilters> directories = new TreeMap<>();
-    final Map<Integer, Map<Long, FingerprintPage>> pages = new HashMap<>();
+    public final TreeMap<Integer, BucketFilters> directories = new TreeMap<>();
+    public final Map<Integer, Map<Long, FingerprintPage>> pages = new HashMap<>();
 
-    FingerprintState(DedupPlan plan) {
+    public FingerprintState(DedupPlan plan) {
         this(plan, plan.timeBuckets(), plan.shards());
     }
 
@@ -44,7 +42,7 @@ final class FingerprintState {
     }
 
     /** The state of {@code entries}, written for {@code shards} shards. */
-    static FingerprintState of(TimeBuckets buckets, int shards, List<ShardEntry> entries) {
+    public static FingerprintState of(TimeBuckets buckets, int shards, List<ShardEntry> entries) {
         FingerprintState state = new FingerprintState(null, buckets, shards);
         for (ShardEntry entry : entries) {
             if (entry.isDirectory()) {
@@ -59,7 +57,7 @@ final class FingerprintState {
     }
 
     /** Inserts an impression unless a copy is found, as the operator does for a record in time. */
-    void insert(String requestId, String adId, long eventTime) {
+    public void insert(String requestId, String adId, long eventTime) {
         ShardFilters filters = new ShardFilters(plan);
         int shard = begin(filters, requestId, adId);
         BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
@@ -70,7 +68,7 @@ final class FingerprintState {
     }
 
     /** Whether the lookup of {@code inspect} (and the operator) finds the impression. */
-    boolean holds(String requestId, String adId, long eventTime) {
+    public boolean holds(String requestId, String adId, long eventTime) {
         ShardFilters filters = ShardFilters.lookupsOnly(buckets, shards);
         int shard = begin(filters, requestId, adId);
         BucketFilters directory = directories.get(shard);
@@ -86,7 +84,7 @@ final class FingerprintState {
 
     private MapStateFingerprintPages store(int shard) {
         MapStateFingerprintPages store = new MapStateFingerprintPages(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
-        store.beginRecord();
+        store.beginRecord(shard);
         return store;
     }
 
@@ -95,14 +93,14 @@ final class FingerprintState {
         return MapStatePageGroups.uncached(new HeapMapState<PageGroup>(new HashMap<>()));
     }
 
-    List<ShardEntry> entries() {
+    public List<ShardEntry> entries() {
         List<ShardEntry> entries = new ArrayList<>();
         directories.forEach((shard, directory) -> entries.add(ShardEntry.directory(shard, directory)));
         pages.forEach((shard, shardPages) -> shardPages.forEach((key, page) -> entries.add(ShardEntry.fingerprintPage(shard, key, page))));
         return entries;
     }
 
-    long insertedTotal() {
+    public long insertedTotal() {
         long total = 0;
         for (BucketFilters directory : directories.values()) {
             for (int i = 0; i < directory.size(); i++) {
@@ -112,7 +110,7 @@ final class FingerprintState {
         return total;
     }
 
-    long pageBytes() {
+    public long pageBytes() {
         long bytes = 0;
         for (Map<Long, FingerprintPage> shardPages : pages.values()) {
             for (FingerprintPage page : shardPages.values()) {

@@ -14,7 +14,7 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 
-class PageGroupCacheTest {
+class PageCacheTest {
 
     /** Keyed map state over maps, with an explicit current key, as Flink's backends behave; logs every access. */
     private static final class FakeKeyedMapState implements MapState<Long, PageGroup> {
@@ -89,8 +89,9 @@ class PageGroupCacheTest {
     private final SimpleCounter misses = new SimpleCounter();
     private final SimpleCounter dirtyEvictions = new SimpleCounter();
 
-    private PageGroupCache cache(int capacity, boolean copies) {
-        return new PageGroupCache(state, capacity, shard -> state.currentKey = shard, copies, hits, misses, dirtyEvictions);
+    private PageCache<PageGroup> cache(int capacity, boolean copies) {
+        return new PageCache<>(state, "page group", capacity, shard -> state.currentKey = shard, copies ? PageGroup::copy : null, hits,
+                misses, dirtyEvictions);
     }
 
     private static long address(int page) {
@@ -110,7 +111,7 @@ class PageGroupCacheTest {
 
     @Test
     void aGroupIsReadFromStateOnceThenServedFromTheHeap() {
-        PageGroupCache cache = cache(4, false);
+        PageCache<PageGroup> cache = cache(4, false);
         onShard(3);
         state.current().put(address(1), groupWith(10, 1));
         PageGroup first = cache.get(3, address(1));
@@ -122,7 +123,7 @@ class PageGroupCacheTest {
 
     @Test
     void anAbsentGroupIsRememberedAsAbsent() {
-        PageGroupCache cache = cache(4, false);
+        PageCache<PageGroup> cache = cache(4, false);
         onShard(0);
         assertThat(cache.get(0, address(5))).isNull();
         assertThat(cache.get(0, address(5))).isNull();
@@ -131,7 +132,7 @@ class PageGroupCacheTest {
 
     @Test
     void theSamePageAddressOfTwoShardsIsTwoEntries() {
-        PageGroupCache cache = cache(4, false);
+        PageCache<PageGroup> cache = cache(4, false);
         onShard(1);
         state.current().put(address(1), groupWith(10, 1));
         onShard(2);
@@ -146,7 +147,7 @@ class PageGroupCacheTest {
 
     @Test
     void aWriteReachesStateOnlyAtTheFlushUnderItsShardsKeyAndTheCurrentKeyIsRestored() {
-        PageGroupCache cache = cache(4, false);
+        PageCache<PageGroup> cache = cache(4, false);
         onShard(1);
         cache.put(1, address(1), groupWith(10, 11));
         onShard(2);
@@ -162,7 +163,7 @@ class PageGroupCacheTest {
 
     @Test
     void aDirtyVictimIsWrittenUnderItsOwnShardsKeyThenTheRecordsKeyIsCurrentAgain() {
-        PageGroupCache cache = cache(1, false);
+        PageCache<PageGroup> cache = cache(1, false);
         onShard(5);
         cache.put(5, address(1), groupWith(10, 55));
         onShard(6);
@@ -175,7 +176,7 @@ class PageGroupCacheTest {
 
     @Test
     void aCleanVictimIsNotWrittenAndAReferencedEntryGetsASecondChance() {
-        PageGroupCache cache = cache(2, false);
+        PageCache<PageGroup> cache = cache(2, false);
         onShard(0);
         cache.get(0, address(1));
         cache.get(0, address(2));
@@ -191,7 +192,7 @@ class PageGroupCacheTest {
 
     @Test
     void manyEvictionsKeepEveryWriteAndEveryKeyReachable() {
-        PageGroupCache cache = cache(37, false);
+        PageCache<PageGroup> cache = cache(37, false);
         onShard(0);
         for (int round = 0; round < 5; round++) {
             for (int page = 0; page < 500; page++) {
@@ -215,7 +216,7 @@ class PageGroupCacheTest {
 
     @Test
     void forgettingAShardWritesItsDirtyGroupsAndDropsAllOfThemButNoOtherShards() {
-        PageGroupCache cache = cache(8, false);
+        PageCache<PageGroup> cache = cache(8, false);
         onShard(1);
         cache.put(1, address(1), groupWith(10, 1));
         cache.get(1, address(2));
@@ -232,7 +233,7 @@ class PageGroupCacheTest {
 
     @Test
     void onABackendKeepingObjectsStateNeverSharesAnObjectWithTheCache() {
-        PageGroupCache cache = cache(4, true);
+        PageCache<PageGroup> cache = cache(4, true);
         onShard(0);
         state.current().put(address(1), groupWith(10, 1));
         PageGroup cached = cache.get(0, address(1));
@@ -250,9 +251,9 @@ class PageGroupCacheTest {
     void theBudgetBuysGroupsOfThePlansSize() {
         DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).pageBytes(256).build();
         assertThat(plan.liveBuckets()).isEqualTo(5);
-        assertThat(PageGroupCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 32);
-        assertThat(PageGroupCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1512));
-        assertThat(PageGroupCache.groupsFor(0, plan)).isZero();
-        assertThat(PageGroupCache.groupsFor(1, plan)).isEqualTo(1);
+        assertThat(PageCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 32);
+        assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1512));
+        assertThat(PageCache.groupsFor(0, plan)).isZero();
+        assertThat(PageCache.groupsFor(1, plan)).isEqualTo(1);
     }
 }

@@ -2,30 +2,32 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.function.IntConsumer;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.FlinkRuntimeException;
 
 /**
- * A bounded write-back cache of the Bloom {@link PageGroup}s of every shard of one subtask, on the heap in
- * front of the {@code bloom-page-groups} {@code MapState}, keyed by (shard, {@link PageAddress}).
+ * A bounded write-back cache of the pages of every shard of one subtask, on the heap in front of a page
+ * {@code MapState}, keyed by (shard, page key): the Bloom format's page groups ({@code bloom-page-groups},
+ * {@code PageAddress} keys) or the fingerprint format's pages ({@code fingerprint-pages}, {@code
+ * FingerprintBucket#pageKey} keys), one cache per format.
  *
  * <p><b>Why.</b> On RocksDB a record's Bloom probe reads its page group through JNI and a unique record
- * writes it back: the two calls were 80% of the operator's time (docs/design/PROFILE.md). A hit here
- * touches no state. A miss reads state; a write only marks the group dirty. Dirty groups reach state when
+ * writes it back: the two calls were 80% of the operator's time (docs/design/PROFILE.md); a fingerprint page
+ * is read and written the same way, and deserialized besides. A hit here touches no state. A miss reads state; a write only marks the group dirty. Dirty groups reach state when
  * evicted, before every checkpoint or savepoint barrier leaves the operator ({@link #flush()} from
  * {@code prepareSnapshotPreBarrier}, the same moment as the {@link BucketDirectoryCache}, so a checkpoint
  * holds pages and directory of the same instant) and at end of input. Absent groups are cached too (as
  * {@code null}): early in a bucket most probes find no page, and each would otherwise be a state read.
  *
- * <p><b>Keys.</b> One {@code long}: shard (under 2^20) in bits 59..40, the 40-bit page address below.
- * Entries live in dense arrays (key, group, flags) indexed by an open-addressing table of {@code int}s
- * (linear probing, backward-shift deletion): no boxing, no allocation per access.
+ * <p><b>Keys.</b> A shard and a {@code long} page key. Entries live in dense arrays (shard, key, page, flags)
+ * indexed by an open-addressing table of {@code int}s (linear probing, backward-shift deletion): no boxing, no
+ * allocation per access.
  *
  * <p><b>Eviction: CLOCK.</b> A hit sets the entry's reference bit; the hand sweeps the entries, clears set
  * bits and evicts the first entry whose bit is clear. O(1) amortized, one bit per entry, no list to
@@ -34,16 +36,16 @@ import org.apache.flink.util.FlinkRuntimeException;
  * victim is written to state under its own shard's key, then the record's key is made current again.
  *
  * <p><b>Copies.</b> When the backend keeps state as objects (the heap backend: {@code
- * isSafeToReuseKVState() == false}), the cache keeps private copies: of each group it reads and of each
- * group it writes back, because the backend's asynchronous snapshot must never see an object the task
- * thread changes. RocksDB serializes on every access, so there the objects are used as they are.
+ * isSafeToReuseKVState() == false}), the cache keeps private copies (the given copier): of each page it reads
+ * and of each page it writes back, because the backend's asynchronous snapshot must never see an object the
+ * task thread changes. RocksDB serializes on every access, so there the objects are used as they are.
  *
  * <p><b>Keyed state.</b> {@link #get} and {@link #put} must be called with {@code shard}'s key current;
  * eviction and {@link #flush()} set other keys themselves through the given key setter.
  *
  * <p>Not thread-safe: the task thread only.
  */
-final class PageGroupCache {
+final class PageCache<V> {
 
     /** The job's default budget on RocksDB (see {@code --page-cache-bytes}). */
     static final long DEFAULT_ROCKSDB_BYTES = 64L << 20;
@@ -51,18 +53,21 @@ final class PageGroupCache {
     private static final byte OCCUPIED = 1;
     private static final byte REFERENCED = 2;
     private static final byte DIRTY = 4;
-    private static final int SHARD_SHIFT = 40;
 
-    private final MapState<Long, PageGroup> state;
+    private final MapState<Long, V> state;
     private final IntConsumer selectShardKey;
-    private final boolean copies;
+    /** Makes the private copy of a page on the heap backend; {@code null} where state serializes (RocksDB). */
+    private final UnaryOperator<V> copier;
+    /** What a page is, for messages: "Bloom page group", "fingerprint page". */
+    private final String what;
     private final Counter hits;
     private final Counter misses;
     private final Counter dirtyEvictions;
 
     private final int capacity;
+    private final int[] shards;
     private final long[] keys;
-    private final PageGroup[] groups;
+    private final V[] groups;
     private final byte[] flags;
     /** Entry index + 1 per slot, 0 = empty; a power of two at least twice the capacity. */
     private final int[] table;
@@ -76,23 +81,28 @@ final class PageGroupCache {
     private int currentShard = -1;
 
     /**
-     * @param state the page groups' keyed state
-     * @param capacity the most groups held ({@link #groupsFor})
+     * @param state the pages' keyed state
+     * @param what what a page is, for messages
+     * @param capacity the most pages held ({@link #groupsFor}, {@link #fingerprintPagesFor})
      * @param selectShardKey makes a shard's key the current key of the keyed state backend
-     * @param copies whether state keeps the objects it is given (heap backend): then only copies cross
+     * @param copier the copy of a page, if state keeps the objects it is given (heap backend: then only copies
+     *     cross); {@code null} if it serializes them
      */
-    PageGroupCache(MapState<Long, PageGroup> state, int capacity, IntConsumer selectShardKey, boolean copies,
+    @SuppressWarnings("unchecked")
+    PageCache(MapState<Long, V> state, String what, int capacity, IntConsumer selectShardKey, UnaryOperator<V> copier,
             Counter hits, Counter misses, Counter dirtyEvictions) {
         checkArgument(capacity > 0, "page cache capacity must be positive, but was %s", capacity);
         this.state = state;
+        this.what = what;
         this.capacity = capacity;
         this.selectShardKey = selectShardKey;
-        this.copies = copies;
+        this.copier = copier;
         this.hits = hits;
         this.misses = misses;
         this.dirtyEvictions = dirtyEvictions;
+        this.shards = new int[capacity];
         this.keys = new long[capacity];
-        this.groups = new PageGroup[capacity];
+        this.groups = (V[]) new Object[capacity];
         this.flags = new byte[capacity];
         this.freeEntries = new int[capacity];
         int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
@@ -116,10 +126,29 @@ final class PageGroupCache {
 
     /** How many groups {@code bytes} of heap hold ({@link #bytesPerGroup}); at least one if {@code bytes} is positive. */
     static int groupsFor(long bytes, DedupPlan plan) {
+        return entriesFor(bytes, bytesPerGroup(plan));
+    }
+
+    /**
+     * Heap bytes of one cached fingerprint page at the peak on plan: its {@code long[]} (16 B header, the page's
+     * {@value FingerprintStoreSizing#DEFAULT_PAGE_BYTES} bytes of sections and their directory of 24 B a section, about
+     * 5% of spare words) and the {@code FingerprintPage} (24 B), plus the cache's share (32 B): about 1.2 KB.
+     */
+    static long bytesPerFingerprintPage(DedupPlan plan) {
+        long sections = plan.liveBuckets();
+        return 16 + FingerprintStoreSizing.DEFAULT_PAGE_BYTES * 21L / 20 + 24 * sections + 24 + 32;
+    }
+
+    /** How many fingerprint pages {@code bytes} of heap hold ({@link #bytesPerFingerprintPage}). */
+    static int fingerprintPagesFor(long bytes, DedupPlan plan) {
+        return entriesFor(bytes, bytesPerFingerprintPage(plan));
+    }
+
+    private static int entriesFor(long bytes, long bytesPerEntry) {
         if (bytes <= 0) {
             return 0;
         }
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE / 4, bytes / bytesPerGroup(plan)));
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE / 4, bytes / bytesPerEntry));
     }
 
     int capacity() {
@@ -131,38 +160,36 @@ final class PageGroupCache {
         return used - freeCount;
     }
 
-    /** The group at {@code address} of {@code shard} (its key current), or {@code null} if there is none. */
-    PageGroup get(int shard, long address) {
+    /** The page at {@code key} of {@code shard} (its key current), or {@code null} if there is none. */
+    V get(int shard, long key) {
         currentShard = shard;
-        int entry = find(keyOf(shard, address));
+        int entry = find(shard, key);
         if (entry >= 0) {
             flags[entry] |= REFERENCED;
             hits.inc();
             return groups[entry];
         }
         misses.inc();
-        PageGroup stored;
+        V stored;
         try {
-            stored = state.get(address);
+            stored = state.get(key);
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot read Bloom page group " + PageAddress.page(address) + " of slot "
-                    + PageAddress.slot(address) + " of shard " + shard, e);
+            throw new FlinkRuntimeException("Cannot read " + what + " " + key + " of shard " + shard, e);
         }
-        PageGroup group = copies && stored != null ? stored.copy() : stored;
-        add(keyOf(shard, address), group, (byte) 0);
+        V group = copier != null && stored != null ? copier.apply(stored) : stored;
+        add(shard, key, group, (byte) 0);
         return group;
     }
 
-    /** Records that {@code group} (new, or changed in place) is the group at {@code address} of {@code shard}: it is now dirty. */
-    void put(int shard, long address, PageGroup group) {
+    /** Records that {@code group} (new, or changed in place) is the page at {@code key} of {@code shard}: it is now dirty. */
+    void put(int shard, long key, V group) {
         currentShard = shard;
-        long key = keyOf(shard, address);
-        int entry = find(key);
+        int entry = find(shard, key);
         if (entry >= 0) {
             groups[entry] = group;
             flags[entry] |= DIRTY | REFERENCED;
         } else {
-            add(key, group, DIRTY); // evicted between the read and this write: cached again
+            add(shard, key, group, DIRTY); // evicted between the read and this write: cached again
         }
     }
 
@@ -190,11 +217,11 @@ final class PageGroupCache {
     void forgetShard(int shard) {
         currentShard = shard;
         for (int entry = 0; entry < used; entry++) {
-            if ((flags[entry] & OCCUPIED) != 0 && shardOf(keys[entry]) == shard) {
+            if ((flags[entry] & OCCUPIED) != 0 && shards[entry] == shard) {
                 if ((flags[entry] & DIRTY) != 0) {
                     writeBack(entry, false);
                 }
-                removeFromTable(keys[entry]);
+                removeFromTable(entry);
                 groups[entry] = null;
                 flags[entry] = 0;
                 freeEntries[freeCount++] = entry;
@@ -202,40 +229,29 @@ final class PageGroupCache {
         }
     }
 
-    private static long keyOf(int shard, long address) {
-        return ((long) shard << SHARD_SHIFT) | address;
+    private int home(int shard, long key) {
+        return (int) HashMixing.mix64(key + shard * 0x9E3779B97F4A7C15L) & mask;
     }
 
-    private static int shardOf(long key) {
-        return (int) (key >>> SHARD_SHIFT);
-    }
-
-    private static long addressOf(long key) {
-        return key & ((1L << SHARD_SHIFT) - 1);
-    }
-
-    private int home(long key) {
-        return (int) HashMixing.mix64(key) & mask;
-    }
-
-    private int find(long key) {
-        for (int slot = home(key); ; slot = (slot + 1) & mask) {
+    private int find(int shard, long key) {
+        for (int slot = home(shard, key); ; slot = (slot + 1) & mask) {
             int entry = table[slot] - 1;
             if (entry < 0) {
                 return -1;
             }
-            if (keys[entry] == key) {
+            if (keys[entry] == key && shards[entry] == shard) {
                 return entry;
             }
         }
     }
 
-    private void add(long key, PageGroup group, byte dirty) {
+    private void add(int shard, long key, V group, byte dirty) {
         int entry = allocate();
+        shards[entry] = shard;
         keys[entry] = key;
         groups[entry] = group;
         flags[entry] = (byte) (OCCUPIED | dirty);
-        int slot = home(key);
+        int slot = home(shard, key);
         while (table[slot] != 0) {
             slot = (slot + 1) & mask;
         }
@@ -261,7 +277,7 @@ final class PageGroupCache {
                 writeBack(entry, false);
                 dirtyEvictions.inc();
             }
-            removeFromTable(keys[entry]);
+            removeFromTable(entry);
             groups[entry] = null;
             flags[entry] = 0;
             return entry;
@@ -271,35 +287,34 @@ final class PageGroupCache {
     /** Puts an entry's group into state under its shard's key; restores the current shard's key unless {@code batch}. */
     private void writeBack(int entry, boolean batch) {
         long key = keys[entry];
-        int shard = shardOf(key);
-        long address = addressOf(key);
+        int shard = shards[entry];
         boolean otherKey = batch || shard != currentShard;
         if (otherKey) {
             selectShardKey.accept(shard);
         }
         try {
-            PageGroup group = groups[entry];
-            if (group != null) { // a known absence made dirty cannot happen: put always gives a group
-                state.put(address, copies ? group.copy() : group);
+            V group = groups[entry];
+            if (group != null) { // a known absence made dirty cannot happen: put always gives a page
+                state.put(key, copier != null ? copier.apply(group) : group);
             }
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot write Bloom page group " + PageAddress.page(address) + " of slot "
-                    + PageAddress.slot(address) + " of shard " + shard, e);
+            throw new FlinkRuntimeException("Cannot write " + what + " " + key + " of shard " + shard, e);
         }
         if (otherKey && !batch && currentShard >= 0) {
             selectShardKey.accept(currentShard);
         }
     }
 
-    /** Linear-probing removal with backward shift, so that no later key of the run becomes unreachable. */
-    private void removeFromTable(long key) {
-        int slot = home(key);
-        while (keys[table[slot] - 1] != key) {
+    /** Linear-probing removal of {@code entry} with backward shift, so that no later key of the run becomes unreachable. */
+    private void removeFromTable(int entry) {
+        int slot = home(shards[entry], keys[entry]);
+        while (table[slot] - 1 != entry) {
             slot = (slot + 1) & mask;
         }
         int hole = slot;
         for (int next = (hole + 1) & mask; table[next] != 0; next = (next + 1) & mask) {
-            int wanted = home(keys[table[next] - 1]);
+            int moved = table[next] - 1;
+            int wanted = home(shards[moved], keys[moved]);
             // Move the entry at next into the hole unless its home lies cyclically in (hole, next].
             boolean homeBetween = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next);
             if (!homeBetween) {
