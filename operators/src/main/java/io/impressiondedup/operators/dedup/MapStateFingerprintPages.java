@@ -2,10 +2,6 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -16,7 +12,7 @@ import org.apache.flink.util.FlinkRuntimeException;
  *
  * <p>Every bucket of a shard in the fingerprint format maps a record to the same page (its sizing's page count is
  * the plan's), so a lookup over all of them reads one entry and a unique record writes that entry back. A page
- * read in a record is remembered until {@link #beginRecord()}, so the lookup and the insert of one record read
+ * read in a record is remembered until {@link #beginRecord(int)}, so the lookup and the insert of one record read
  * state once. The page count is part of the key: buckets sized under another plan (another capacity) use other
  * pages, never a page of the wrong count.
  *
@@ -26,15 +22,11 @@ import org.apache.flink.util.FlinkRuntimeException;
  */
 public final class MapStateFingerprintPages {
 
-    private static final int MAX_FETCHED = 4;
-
     private final MapState<Long, FingerprintPage> pages;
     /** The write-back cache in front of {@link #pages}, or {@code null} to read and write state directly. */
     private final PageCache<FingerprintPage> cache;
     private int shard;
-    private final long[] fetchedKeys = new long[MAX_FETCHED];
-    private final FingerprintPage[] fetchedPages = new FingerprintPage[MAX_FETCHED];
-    private int fetchedCount;
+    private final RecordPageMemo<FingerprintPage> read = new RecordPageMemo<>(4);
 
     /** Pages read from and written to {@code pages} directly, as the state tools read and write a savepoint. */
     public MapStateFingerprintPages(MapState<Long, FingerprintPage> pages) {
@@ -53,18 +45,14 @@ public final class MapStateFingerprintPages {
     }
 
     private void beginRecord() {
-        for (int i = 0; i < fetchedCount; i++) {
-            fetchedPages[i] = null;
-        }
-        fetchedCount = 0;
+        read.clear();
     }
 
     /** The page at {@code key}, or {@code null} if it holds nothing yet. */
     public FingerprintPage read(long key) {
-        for (int i = 0; i < fetchedCount; i++) {
-            if (fetchedKeys[i] == key) {
-                return fetchedPages[i];
-            }
+        int slot = read.find(key);
+        if (slot >= 0) {
+            return read.at(slot);
         }
         FingerprintPage page;
         try {
@@ -72,13 +60,13 @@ public final class MapStateFingerprintPages {
         } catch (Exception e) {
             throw new FlinkRuntimeException("Cannot read fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of " + FingerprintBucket.pageCountOf(key), e);
         }
-        remember(key, page);
+        read.remember(key, page);
         return page;
     }
 
     /** Writes {@code page} (changed, or new) back to {@code key}. */
     public void write(long key, FingerprintPage page) {
-        remember(key, page);
+        read.remember(key, page);
         if (cache != null) {
             cache.put(shard, key, page);
             return;
@@ -88,21 +76,6 @@ public final class MapStateFingerprintPages {
         } catch (Exception e) {
             throw new FlinkRuntimeException("Cannot write fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of " + FingerprintBucket.pageCountOf(key), e);
         }
-    }
-
-    private void remember(long key, FingerprintPage page) {
-        for (int i = 0; i < fetchedCount; i++) {
-            if (fetchedKeys[i] == key) {
-                fetchedPages[i] = page;
-                return;
-            }
-        }
-        if (fetchedCount == MAX_FETCHED) {
-            beginRecord(); // more page counts than any record meets; start over
-        }
-        fetchedKeys[fetchedCount] = key;
-        fetchedPages[fetchedCount] = page;
-        fetchedCount++;
     }
 
     /**
@@ -115,26 +88,7 @@ public final class MapStateFingerprintPages {
         if (cache != null) {
             cache.forgetShard(shard);
         }
-        try {
-            List<Long> changedKeys = new ArrayList<>();
-            List<FingerprintPage> changedPages = new ArrayList<>();
-            for (Iterator<Map.Entry<Long, FingerprintPage>> it = pages.iterator(); it.hasNext(); ) {
-                Map.Entry<Long, FingerprintPage> entry = it.next();
-                FingerprintPage page = entry.getValue();
-                if (page.removeBucket(bucket)) {
-                    if (page.isEmpty()) {
-                        it.remove();
-                    } else {
-                        changedKeys.add(entry.getKey());
-                        changedPages.add(page);
-                    }
-                }
-            }
-            for (int i = 0; i < changedKeys.size(); i++) {
-                pages.put(changedKeys.get(i), changedPages.get(i));
-            }
-        } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot remove the fingerprint sections of bucket " + bucket, e);
-        }
+        PageEntries.removeBucket(pages, page -> page.removeBucket(bucket), FingerprintPage::isEmpty,
+                "the fingerprint sections of bucket " + bucket);
     }
 }

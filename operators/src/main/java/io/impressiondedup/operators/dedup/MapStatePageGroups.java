@@ -4,10 +4,6 @@ import io.impressiondedup.state.PageAddress;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.bloom.BloomPageStore;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -25,17 +21,13 @@ import org.apache.flink.util.FlinkRuntimeException;
  */
 public final class MapStatePageGroups implements BloomPageStore {
 
-    private static final int MAX_FETCHED = 8;
-
     private final MapState<Long, PageGroup> groups;
     /** The write-back cache in front of {@link #groups}, or {@code null} to read and write state directly. */
     private final PageCache<PageGroup> cache;
     private int shard;
     private long bucket;
     private ScalableBloomFilter filter;
-    private final long[] fetchedKeys = new long[MAX_FETCHED];
-    private final PageGroup[] fetchedGroups = new PageGroup[MAX_FETCHED];
-    private int fetchedCount;
+    private final RecordPageMemo<PageGroup> fetched = new RecordPageMemo<>(8);
 
     /** Pages read from and written to {@code groups} directly, as the state tools write a savepoint. */
     public static MapStatePageGroups uncached(MapState<Long, PageGroup> groups) {
@@ -54,10 +46,7 @@ public final class MapStatePageGroups implements BloomPageStore {
     }
 
     private void beginRecord() {
-        for (int i = 0; i < fetchedCount; i++) {
-            fetchedGroups[i] = null;
-        }
-        fetchedCount = 0;
+        fetched.clear();
     }
 
     public void select(long bucket, ScalableBloomFilter filter) {
@@ -77,7 +66,7 @@ public final class MapStatePageGroups implements BloomPageStore {
         PageGroup group = fetch(key);
         if (group == null) {
             group = new PageGroup();
-            remember(key, group);
+            fetched.remember(key, group);
         }
         group.put(bucket, layer, words);
         if (cache != null) {
@@ -96,39 +85,23 @@ public final class MapStatePageGroups implements BloomPageStore {
     }
 
     private PageGroup fetch(long key) {
-        for (int i = 0; i < fetchedCount; i++) {
-            if (fetchedKeys[i] == key) {
-                return fetchedGroups[i];
-            }
+        int slot = fetched.find(key);
+        if (slot >= 0) {
+            return fetched.at(slot);
         }
         if (cache != null) {
             PageGroup group = cache.get(shard, key);
-            remember(key, group);
+            fetched.remember(key, group);
             return group;
         }
         try {
             PageGroup group = groups.get(key);
-            remember(key, group);
+            fetched.remember(key, group);
             return group;
         } catch (Exception e) {
             throw new FlinkRuntimeException(
                     "Cannot read Bloom page group " + PageAddress.page(key) + " of slot " + PageAddress.slot(key), e);
         }
-    }
-
-    private void remember(long key, PageGroup group) {
-        for (int i = 0; i < fetchedCount; i++) {
-            if (fetchedKeys[i] == key) {
-                fetchedGroups[i] = group;
-                return;
-            }
-        }
-        if (fetchedCount == MAX_FETCHED) {
-            beginRecord(); // more geometries than any record meets; start over
-        }
-        fetchedKeys[fetchedCount] = key;
-        fetchedGroups[fetchedCount] = group;
-        fetchedCount++;
     }
 
     /**
@@ -141,26 +114,6 @@ public final class MapStatePageGroups implements BloomPageStore {
         if (cache != null) {
             cache.forgetShard(shard);
         }
-        try {
-            List<Long> changedKeys = new ArrayList<>();
-            List<PageGroup> changedGroups = new ArrayList<>();
-            for (Iterator<Map.Entry<Long, PageGroup>> it = groups.iterator(); it.hasNext(); ) {
-                Map.Entry<Long, PageGroup> entry = it.next();
-                PageGroup group = entry.getValue();
-                if (group.removeBucket(bucket)) {
-                    if (group.isEmpty()) {
-                        it.remove();
-                    } else {
-                        changedKeys.add(entry.getKey());
-                        changedGroups.add(group);
-                    }
-                }
-            }
-            for (int i = 0; i < changedKeys.size(); i++) {
-                groups.put(changedKeys.get(i), changedGroups.get(i));
-            }
-        } catch (Exception e) {
-            throw new FlinkRuntimeException("Cannot remove the Bloom pages of bucket " + bucket, e);
-        }
+        PageEntries.removeBucket(groups, group -> group.removeBucket(bucket), PageGroup::isEmpty, "the Bloom pages of bucket " + bucket);
     }
 }

@@ -210,22 +210,7 @@ class DifferentialDedupTest {
         int cut = events.size() / 2;
         Lockstep lockstep = new Lockstep(settings);
 
-        List<DedupHarness> two = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            two.add(DedupHarness.open(settings, backend, 2, i, null));
-        }
-        lockstep.feed(two, 2, events.subList(0, cut));
-        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[2];
-        for (int i = 0; i < 2; i++) {
-            snapshots[i] = two.get(i).snapshot(1);
-            two.get(i).close();
-        }
-        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(snapshots);
-        List<DedupHarness> three = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            three.add(DedupHarness.open(settings, backend, 3, i,
-                    AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, DedupHarness.MAX_PARALLELISM, 2, 3, i)));
-        }
+        List<DedupHarness> three = feedTwoThenRestoreAsThree(settings, settings, backend, lockstep, events.subList(0, cut));
         lockstep.feed(three, 3, events.subList(cut, events.size()));
         for (DedupHarness h : three) {
             h.close();
@@ -259,23 +244,8 @@ class DifferentialDedupTest {
         int cut = events.size() * 2 / 5;
         Lockstep lockstep = new Lockstep(before);
 
-        List<DedupHarness> two = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            two.add(DedupHarness.open(before, backend, 2, i, null));
-        }
-        lockstep.feed(two, 2, events.subList(0, cut));
-        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[2];
-        for (int i = 0; i < 2; i++) {
-            snapshots[i] = two.get(i).snapshot(1);
-            two.get(i).close();
-        }
-        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(snapshots);
+        List<DedupHarness> three = feedTwoThenRestoreAsThree(before, after, backend, lockstep, events.subList(0, cut));
         lockstep.format = to;
-        List<DedupHarness> three = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            three.add(DedupHarness.open(after, backend, 3, i,
-                    AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, DedupHarness.MAX_PARALLELISM, 2, 3, i)));
-        }
         lockstep.feed(three, 3, events.subList(cut, events.size()));
         long expired = 0;
         for (DedupHarness h : three) {
@@ -376,6 +346,31 @@ class DifferentialDedupTest {
         return DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(shards)
                 .fpp(plan.fpp()).timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme()).pageBytes(plan.pageBytes())
                 .shardStateCap(plan.shardStateCap()).stateFormat(plan.stateFormat()).build()).latePolicy(settings.latePolicy()).build();
+    }
+
+    /**
+     * Feeds {@code firstPart} to two subtasks under {@code before}, snapshots them, and restores the state as three
+     * subtasks under {@code after}, which it returns open.
+     */
+    private static List<DedupHarness> feedTwoThenRestoreAsThree(DedupSettings before, DedupSettings after, Backend backend,
+            Lockstep lockstep, List<Object> firstPart) throws Exception {
+        List<DedupHarness> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            two.add(DedupHarness.open(before, backend, 2, i, null));
+        }
+        lockstep.feed(two, 2, firstPart);
+        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[2];
+        for (int i = 0; i < 2; i++) {
+            snapshots[i] = two.get(i).snapshot(1);
+            two.get(i).close();
+        }
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(snapshots);
+        List<DedupHarness> three = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            three.add(DedupHarness.open(after, backend, 3, i,
+                    AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, DedupHarness.MAX_PARALLELISM, 2, 3, i)));
+        }
+        return three;
     }
 
     static Stream<Arguments> failures() {

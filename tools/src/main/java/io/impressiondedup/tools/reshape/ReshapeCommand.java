@@ -20,7 +20,7 @@ import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.SerializedThrowable;
+import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
 import io.impressiondedup.tools.VerbRun;
@@ -136,6 +136,12 @@ public final class ReshapeCommand {
     static long reshape(DedupSavepoint savepoint, int shards, String output, StateBackend backend, int parallelism) throws Exception {
         int from = savepoint.facts().shards();
         boolean merge = shards < from;
+        if (merge) {
+            String refused = firstMergeRefusal(savepoint, backend, parallelism);
+            if (refused != null) {
+                throw new InvalidOptionException("--shards " + shards + ": " + refused + ". Nothing was written.");
+            }
+        }
         StreamExecutionEnvironment env = ToolEnvironment.create(parallelism);
         DataStream<ShardEntry> entries = merge
                 ? savepoint.shardEntries(env, backend).map(new ParentShards(from / shards), Types.POJO(ShardEntry.class))
@@ -147,34 +153,23 @@ public final class ReshapeCommand {
                 .removeOperator(DedupSavepoint.OPERATOR)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(entries, keys, savepoint.facts(), merge))
                 .write(output);
-        JobExecutionResult result;
-        try {
-            result = env.execute("dedup-tools reshape " + from + " -> " + shards + " shards");
-        } catch (Exception e) {
-            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                // The task's exception reaches the client serialized: as itself, or as a SerializedThrowable naming its class.
-                boolean notMergeable = cause instanceof NotMergeable || (cause instanceof SerializedThrowable serialized
-                        && NotMergeable.class.getName().equals(serialized.getOriginalErrorClassName()));
-                if (notMergeable) {
-                    String reason = cause instanceof SerializedThrowable serialized
-                            ? serialized.getFullStringifiedStackTrace().lines().findFirst().orElse("").replaceFirst("^[^:]*: ", "")
-                            : cause.getMessage();
-                    throw new InvalidOptionException("--shards " + shards + ": " + reason + ". Nothing was written.");
-                }
-            }
-            throw e;
-        }
+        JobExecutionResult result = env.execute("dedup-tools reshape " + from + " -> " + shards + " shards");
         Long written = result.getAccumulatorResult(ChildShards.BYTES_WRITTEN);
         return written == null ? 0 : written;
     }
 
-    /** Why a savepoint's shards cannot be merged: a Bloom bucket, or Bloom pages (see {@link FingerprintShardMerge#refusal}). */
-    static final class NotMergeable extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        NotMergeable(String message) {
-            super(message);
+    /** The first (by message) reason a shard of {@code savepoint} cannot be merged, read from its directories; {@code null} if none. */
+    private static String firstMergeRefusal(DedupSavepoint savepoint, StateBackend backend, int parallelism) throws Exception {
+        String first = null;
+        try (CloseableIterator<String> refusals = savepoint.reader(ToolEnvironment.create(parallelism), backend)
+                .readKeyedState(DedupSavepoint.OPERATOR, new MergeRefusals(savepoint.facts().shardKeys()), Types.INT, Types.STRING)
+                .executeAndCollect("dedup-tools reshape: can the shards be merged?")) {
+            while (refusals.hasNext()) {
+                String refused = refusals.next();
+                first = first == null || refused.compareTo(first) < 0 ? refused : first;
+            }
         }
+        return first;
     }
 
     /** Each entry of old shard s as part {@code s mod k} of new shard {@code s / k}; counts the bytes written. */
@@ -199,16 +194,12 @@ public final class ReshapeCommand {
             int parent = FingerprintShardMerge.parentOf(entry.shard, factor);
             ShardEntry part;
             if (entry.isDirectory()) {
-                String refused = FingerprintShardMerge.refusal(entry.shard, entry.directory());
-                if (refused != null) {
-                    throw new NotMergeable(refused);
-                }
-                part = ShardEntry.directory(parent, FingerprintShardMerge.asPart(entry.shard, entry.directory(), factor));
+                part = ShardEntry.directory(parent, FingerprintShardMerge.asPart(entry.shard, entry.directory(), factor)); // refused before
             } else if (entry.fingerprintPage) {
                 part = new ShardEntry(parent, FingerprintShardMerge.pageKeyInParent(entry.shard, entry.address, factor), true, entry.value);
             } else {
-                throw new NotMergeable("shard " + entry.shard + " holds Bloom pages (group " + entry.address + "): only fingerprint"
-                        + " buckets can be merged into fewer shards");
+                throw new IllegalStateException("shard " + entry.shard + " holds Bloom pages (group " + entry.address + ") but no"
+                        + " Bloom bucket: a corrupt savepoint; only fingerprint buckets can be merged into fewer shards");
             }
             bytes.add(part.value.length);
             return part;

@@ -129,14 +129,7 @@ class ReshapeCommandIT {
 
     @Test
     void aShardCountThatIsNotAMultipleIsRefusedNamingTheWayThatWorks() throws Exception {
-        int shards = 4;
-        String savepoint = dir.resolve("before").toString();
-        StreamExecutionEnvironment env = ToolEnvironment.create(1);
-        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
-                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(
-                        env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null, null))
-                .write(savepoint);
-        env.execute("write");
+        String savepoint = bloomSavepointOfFourShards();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
             "--shards", "6", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
@@ -201,6 +194,18 @@ class ReshapeCommandIT {
 
     @Test
     void fewerShardsAreRefusedNamingTheBloomBucketThatCannotBeMerged() throws Exception {
+        String savepoint = bloomSavepointOfFourShards();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
+            "--shards", "2", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 2: bucket 2000").contains("is in the bloom format")
+                .contains("--state-format fingerprints").contains("Nothing was written");
+        assertThat(dir.resolve("after")).doesNotExist();
+    }
+
+    /** A savepoint of 4 shards holding Bloom buckets ({@link #entries}), max parallelism 4. */
+    private String bloomSavepointOfFourShards() throws Exception {
         int shards = 4;
         String savepoint = dir.resolve("before").toString();
         StreamExecutionEnvironment env = ToolEnvironment.create(1);
@@ -209,13 +214,7 @@ class ReshapeCommandIT {
                         env.fromData(entries(shards)), new ShardKeys(shards, shards), 0L, null, null))
                 .write(savepoint);
         env.execute("write");
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", dir.resolve("after").toString(),
-            "--shards", "2", "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
-        assertThat(exit).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 2: bucket 2000").contains("is in the bloom format")
-                .contains("--state-format fingerprints").contains("Nothing was written");
-        assertThat(dir.resolve("after")).doesNotExist();
+        return savepoint;
     }
 
     @Test

@@ -1,0 +1,44 @@
+package io.impressiondedup.operators.dedup;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.util.FlinkRuntimeException;
+
+/** What a bucket's expiry does to the current shard's page entries, in either format's page state. */
+final class PageEntries {
+
+    private PageEntries() {}
+
+    /**
+     * Removes a bucket from every page of {@code pages} ({@code removeBucket} says whether a page held any of it),
+     * dropping pages left empty and writing back those changed: one pass over the shard's entries, once per bucket
+     * expiry. The changed pages are put after the pass, not during it (RocksDB's iterator reads a snapshot).
+     */
+    static <V> void removeBucket(MapState<Long, V> pages, Predicate<V> removeBucket, Predicate<V> isEmpty, String what) {
+        try {
+            List<Long> changedKeys = new ArrayList<>();
+            List<V> changedPages = new ArrayList<>();
+            for (Iterator<Map.Entry<Long, V>> it = pages.iterator(); it.hasNext(); ) {
+                Map.Entry<Long, V> entry = it.next();
+                V page = entry.getValue();
+                if (removeBucket.test(page)) {
+                    if (isEmpty.test(page)) {
+                        it.remove();
+                    } else {
+                        changedKeys.add(entry.getKey());
+                        changedPages.add(page);
+                    }
+                }
+            }
+            for (int i = 0; i < changedKeys.size(); i++) {
+                pages.put(changedKeys.get(i), changedPages.get(i));
+            }
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Cannot remove " + what, e);
+        }
+    }
+}
