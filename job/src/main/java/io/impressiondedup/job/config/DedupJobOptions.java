@@ -144,7 +144,7 @@ public final class DedupJobOptions {
             .withDescription("How new time buckets store their impressions: bloom (scalable blocked Bloom filters, about 22 bits"
                     + " per unique impression at FPP 0.001 on plan, 44 at 4x over plan; the fastest) or fingerprints (Elias-Fano"
                     + " coded fingerprints, about 14.7 bits on plan and 18.2 at 4x, an exact count per bucket, reshape to fewer shards;"
-                    + " the same throughput on RocksDB, about 7% more CPU on the heap; see docs/SCALING.md). Both keep the configured FPP. It applies to buckets created from now on: a restore"
+                    + " about the same throughput, 1-3% more CPU per record; see docs/SCALING.md). Both keep the configured FPP. It applies to buckets created from now on: a restore"
                     + " with the other format keeps each restored bucket in its own format until it expires, so a switch either"
                     + " way needs no migration. State holding fingerprint buckets cannot be restored by a release before this"
                     + " option (it fails naming the bucket-filters format version 3)."));
