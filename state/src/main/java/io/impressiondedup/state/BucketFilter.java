@@ -1,6 +1,5 @@
 package io.impressiondedup.state;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
 
 /**
  * The metadata of one shard-bucket's filter, in either {@link StateFormat}: what its stored bits mean (the
@@ -14,9 +13,6 @@ public interface BucketFilter {
 
     /** The format the bucket's impressions are stored in, fixed when the bucket was created. */
     StateFormat format();
-
-    /** Which identity the stored fingerprints encode. */
-    FingerprintScheme fingerprintScheme();
 
     /** Unique impressions the bucket's filter was planned for in one shard (n0). */
     long initialCapacity();
@@ -35,7 +31,10 @@ public interface BucketFilter {
      */
     double estimatedFpp();
 
-    /** Bytes the shard state cap bounds: a Bloom filter's layers beyond its first; 0 for the fingerprint format. */
+    /**
+     * Bytes the shard state cap bounds: a Bloom filter's layers beyond its first, a fingerprint bucket's open bands above
+     * band 0 (each counted full).
+     */
     long growthBytes();
 
     BucketFilter copy();

@@ -51,8 +51,7 @@ final class FilterGrowthWarnings {
                 growth = String.format(Locale.ROOT, "added a layer for %d more at FPP %s", bloom.layers().get(bloom.layerCount() - 1).capacity(),
                         bloom.layers().get(bloom.layerCount() - 1).fpp());
             } else {
-                growth = "opened fingerprint band " + ((FingerprintBucket) filter).nextBand() + " (each band up to twice the one before,"
-                        + " a few bits more per fingerprint)";
+                growth = "opened a fingerprint band (each band up to twice the one before, a few bits more per fingerprint)";
             }
             LOG.warn(
                     "Bucket {} of shard {} reached its planned capacity of {} unique impressions; {}. Traffic is over plan:"
@@ -74,11 +73,16 @@ final class FilterGrowthWarnings {
             return;
         }
         if (bucketFilter instanceof FingerprintBucket fingerprints) {
-            LOG.warn("Bucket {} of shard {} holds {} fingerprints, {}x its planned capacity of {}, past its last band: further"
-                            + " fingerprints go to that band, and this shard drops unique impressions at a rate above the configured"
-                            + " FPP, rising as it fills (gauge estimated-fpp). Further such inserts are counted in capped-insertions.",
+            LOG.warn("Bucket {} of shard {} holds {} fingerprints, {}x its planned capacity of {} in its fullest part, and its next"
+                            + " band would take this shard's fingerprint state past the shard state cap (--shard-state-cap {} x its"
+                            + " planned state; or the bucket filled its last band). Further fingerprints of it go to its overflow"
+                            + " sections, which never grow past the bucket's planned state: this shard keeps its size and drops unique"
+                            + " impressions at a rate above the configured FPP, rising as they fill (gauge estimated-fpp); other shards"
+                            + " are unaffected. Traffic this concentrated on one shard is one request id with very many ad ids, or ids"
+                            + " crafted to meet in one shard (see --fingerprint-secret-file). Further capped inserts are counted in"
+                            + " capped-insertions, not logged.",
                     Instant.ofEpochMilli(buckets.startOf(bucket)), shard, fingerprints.inserted(),
-                    String.format(Locale.ROOT, "%.1f", fingerprints.loadFactor()), fingerprints.initialCapacity());
+                    String.format(Locale.ROOT, "%.1f", fingerprints.loadFactor()), fingerprints.initialCapacity(), plan.shardStateCap());
             return;
         }
         ScalableBloomFilter filter = (ScalableBloomFilter) bucketFilter;

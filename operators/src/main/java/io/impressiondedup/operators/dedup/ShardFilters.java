@@ -7,6 +7,7 @@ import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -43,11 +44,14 @@ public final class ShardFilters {
 
     private final DedupPlan plan;
     private final TimeBuckets buckets;
-    /** {@link DedupPlan#shardGrowthAllowanceBytes()}, computed once. */
+    /**
+     * The growth bytes a shard may take in the plan's format ({@link DedupPlan#shardGrowthAllowanceBytes()}, {@link
+     * FingerprintStoreSizing#shardGrowthAllowanceBytes}), computed once.
+     */
     private final long shardGrowthAllowance;
-    /** The fingerprint sizing of new buckets, if the plan creates them in that format. */
+    /** The fingerprint sizing of new buckets and new parts of a bucket (a merged shard's cell without one). */
     private final FingerprintStoreSizing fingerprintSizing;
-    /** The job's shard count: a merged fingerprint bucket finds a record's part from it ({@link FingerprintBucket#pageKey}). */
+    /** The job's shard count: a bucket in parts finds a record's part from it ({@link FingerprintBucket#partHolding}). */
     private final int shards;
 
     private long digestHigh;
@@ -63,8 +67,10 @@ public final class ShardFilters {
     public ShardFilters(DedupPlan plan) {
         this.plan = plan;
         this.buckets = plan.timeBuckets().copy(); // its bucket cache is not shared between threads
-        this.shardGrowthAllowance = plan.shardGrowthAllowanceBytes();
-        this.fingerprintSizing = plan.stateFormat() == StateFormat.FINGERPRINTS ? FingerprintStoreSizing.forPlan(plan) : null;
+        this.fingerprintSizing = FingerprintStoreSizing.forPlan(plan);
+        this.shardGrowthAllowance = plan.stateFormat() == StateFormat.FINGERPRINTS
+                ? fingerprintSizing.shardGrowthAllowanceBytes(plan.shardStateCap(), plan.liveBuckets())
+                : plan.shardGrowthAllowanceBytes();
         this.shards = plan.shards();
     }
 
@@ -114,16 +120,20 @@ public final class ShardFilters {
                 continue;
             }
             BucketFilter filter = directory.filterAt(i);
-            hash(filter.fingerprintScheme());
             if (filter instanceof ScalableBloomFilter bloom) {
+                hash(bloom.fingerprintScheme());
                 pages.select(bucket, bloom);
                 if (bloom.mightContain(h1, h2, pages)) {
                     return bucket;
                 }
             } else {
-                FingerprintBucket fingerprints = (FingerprintBucket) filter;
-                FingerprintPage page = fingerprintPages.read(fingerprints.pageKey(h1, digestHigh, shards));
-                if (page != null && page.mightContain(bucket, h2, fingerprints.sizing())) {
+                FingerprintPart part = ((FingerprintBucket) filter).partHolding(digestHigh, shards);
+                if (part == null) {
+                    continue; // a cell of a merged shard without this bucket: nothing of it was inserted
+                }
+                hash(part.fingerprintScheme());
+                FingerprintPage page = fingerprintPages.read(part.pageKey(h1));
+                if (page != null && page.mightContain(bucket, h2, part.sizing())) {
                     return bucket;
                 }
             }
@@ -136,7 +146,9 @@ public final class ShardFilters {
      * the filter in the plan's format on first use ({@link #createdFilter()} then says so: the operator registers
      * its timers). A full Bloom filter adds a layer while the shard's growth layers stay within the shard state
      * cap, else it over-fills ({@link ScalableBloomFilter#insertAbsent(long, long, io.impressiondedup.state.bloom.BloomPageStore, long)});
-     * a fingerprint bucket over plan opens its next band ({@link FingerprintBucket#recordInsert()}).
+     * a fingerprint part over plan opens its next band on the same condition, else the record goes to its overflow band
+     * ({@link FingerprintPart#bandForInsert}), as it does when the band's section in its page is as large as a section may
+     * grow ({@link FingerprintPage#fitsOneMore}): no insert fails, however concentrated the traffic.
      */
     public Insertion insert(BucketFilters directory, MapStatePageGroups pages, MapStateFingerprintPages fingerprintPages, long bucket) {
         if (plan == null) {
@@ -145,29 +157,35 @@ public final class ShardFilters {
         BucketFilter filter = directory.get(bucket);
         createdFilter = filter == null;
         if (createdFilter) {
-            filter = fingerprintSizing != null
-                    ? new FingerprintBucket(plan.fingerprintScheme(), fingerprintSizing, 0)
+            filter = plan.stateFormat() == StateFormat.FINGERPRINTS
+                    ? FingerprintBucket.create(plan.fingerprintScheme(), fingerprintSizing)
                     : plan.newBucketFilter();
             directory.put(bucket, filter);
         }
-        hash(filter.fingerprintScheme());
         if (filter instanceof ScalableBloomFilter bloom) {
+            hash(bloom.fingerprintScheme());
             pages.select(bucket, bloom);
             // What the shard's growth layers may still take; only summed when the filter needs a layer.
             long growthAllowance = bloom.needsLayer() ? shardGrowthAllowance - directory.growthBytes() : 0;
             return bloom.insertAbsent(h1, h2, pages, growthAllowance);
         }
-        FingerprintBucket fingerprints = (FingerprintBucket) filter;
-        FingerprintStoreSizing sizing = fingerprints.sizing();
-        long key = fingerprints.pageKey(h1, digestHigh, shards);
+        FingerprintPart part = ((FingerprintBucket) filter).partFor(digestHigh, shards, plan.fingerprintScheme(), fingerprintSizing);
+        hash(part.fingerprintScheme());
+        FingerprintStoreSizing sizing = part.sizing();
+        long key = part.pageKey(h1);
         FingerprintPage page = fingerprintPages.read(key);
         if (page == null) {
             page = new FingerprintPage();
         }
-        if (!page.insert(bucket, fingerprints.nextBand(), h2, sizing)) {
+        // What the shard's growth bands may still take; only summed when the insert would open a band.
+        int band = part.bandForInsert(part.needsGrowthRoom() ? shardGrowthAllowance - directory.growthBytes() : 0);
+        if (band != FingerprintStoreSizing.OVERFLOW_BAND && !page.fitsOneMore(bucket, band, sizing.valueRange(band))) {
+            band = FingerprintStoreSizing.OVERFLOW_BAND;
+        }
+        if (!page.insert(bucket, band, h2, sizing)) {
             return Insertion.INSERTED; // its value is in the section already: a lookup of this bucket finds it
         }
-        Insertion insertion = fingerprints.recordInsert();
+        Insertion insertion = part.recordInsert(band);
         fingerprintPages.write(key, page);
         return insertion;
     }

@@ -3,6 +3,7 @@ package io.impressiondedup.operators.dedup;
 import static io.impressiondedup.operators.dedup.TestImpressions.DAY;
 import static io.impressiondedup.operators.dedup.TestImpressions.HOUR;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
@@ -10,13 +11,14 @@ import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
-import io.impressiondedup.state.fingerprints.FingerprintShardMerge;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.plan.FalsePositiveBound;
+import io.impressiondedup.state.reshape.ReshapeRefusedException;
+import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;
 import java.time.Instant;
@@ -245,7 +247,7 @@ class DifferentialDedupTest {
         Lockstep lockstep = new Lockstep(before);
 
         List<DedupHarness> three = feedTwoThenRestoreAsThree(before, after, backend, lockstep, events.subList(0, cut));
-        lockstep.format = to;
+        lockstep.restoreUnder(after.plan());
         lockstep.feed(three, 3, events.subList(cut, events.size()));
         long expired = 0;
         for (DedupHarness h : three) {
@@ -259,85 +261,120 @@ class DifferentialDedupTest {
         lockstep.assertAgreement(before);
     }
 
-    static Stream<Arguments> reshapes() {
+    static Stream<Arguments> reshapeChains() {
         return Stream.of(Backend.values()).flatMap(b -> Stream.of(
-                Arguments.of("fingerprints", 128, 64, b, 19),
-                Arguments.of("fingerprints-over-plan-4", 4, 1, b, 20),
-                Arguments.of("defaults", 64, 128, b, 21),
-                Arguments.of("fingerprints-over-plan-4", 2, 4, b, 22)));
+                Arguments.of("fingerprints", List.of(128, 64, 128, 32), b, 19),
+                Arguments.of("fingerprints-over-plan-4", List.of(4, 1, 4, 2), b, 20),
+                Arguments.of("paris-emit", List.of(8, 24, 48, 96), b, 21)));
     }
 
     /**
-     * A savepoint reshaped as {@code dedup-tools reshape} does ({@link FingerprintShardMerge} to fewer shards, a copy of
-     * each shard's state to each of its children to more), then restored under the new shard count: every decision is
-     * still the reference's, and the false positives stay within the bound of each bucket's own plan and fill (a merged
-     * bucket's FPP per lookup is its part's, unchanged by the merge).
+     * A chain of reshapes, each done as {@code dedup-tools reshape} does it ({@link ShardReshape}, the tool's own rules: to
+     * fewer shards each old shard becomes a part of its parent, to more each child gets its parent's filters or the parts of
+     * its requests), with records between them and the state restored under each new shard count: down, up and down again
+     * (factors 2 and 4) in the fingerprint format, and up, up, up (factors 3, 2, 2) in the Bloom format, whose every way down is refused before
+     * anything is written, naming the bucket. Every decision is still the reference's, and the false positives stay within
+     * the bound of what each fresh key meets: for each bucket, the values inserted by the records of its cell, under the plan
+     * they were created with ({@link StoreCell}: copies of a wider cell counted as copies, parts as parts).
      */
-    @ParameterizedTest(name = "{0}, {1} to {2} shards on {3}, seed {4}")
-    @MethodSource("reshapes")
-    void theOperatorDecidesAsTheExactReferenceAcrossAReshapeToFewerOrMoreShards(String variant, int from, int to, Backend backend, int seed)
+    @ParameterizedTest(name = "{0}, shards {1} on {2}, seed {3}")
+    @MethodSource("reshapeChains")
+    void theOperatorDecidesAsTheExactReferenceAcrossAChainOfReshapes(String variant, List<Integer> shardCounts, Backend backend, int seed)
             throws Exception {
-        DedupSettings before = withShards(variants().get(variant.replace("-4", "")), from);
-        DedupSettings after = withShards(variants().get(variant.replace("-4", "")), to);
-        List<Object> events = stream(variant, before, seed);
-        int cut = events.size() / 2;
-        long lastWatermark = events.subList(0, cut).stream().filter(Long.class::isInstance).mapToLong(Long.class::cast).max().orElseThrow();
-        Lockstep lockstep = new Lockstep(before);
-
-        Map<Integer, BucketFilters> directories = new HashMap<>();
-        Map<Integer, Map<Long, PageGroup>> groups = new HashMap<>();
-        Map<Integer, Map<Long, FingerprintPage>> pages = new HashMap<>();
-        ShardKeys keysBefore = new ShardKeys(from, DedupHarness.MAX_PARALLELISM);
-        try (DedupHarness h = DedupHarness.open(before, backend)) {
-            lockstep.feed(List.of(h), 1, events.subList(0, cut));
-            h.snapshot(1); // writes the directories back to state
-            for (int key : h.shardKeysWithState()) {
-                int shard = keysBefore.shardOf(key);
-                directories.put(shard, h.storedDirectory(key));
-                groups.put(shard, h.storedPages(key));
-                pages.put(shard, h.storedFingerprintPages(key));
+        DedupSettings first = withShards(variants().get(variant.replace("-4", "")), shardCounts.get(0));
+        List<Object> events = stream(variant, first, seed);
+        Lockstep lockstep = new Lockstep(first);
+        int segments = shardCounts.size();
+        OperatorSubtaskState state = null;
+        long downsRefused = 0;
+        for (int step = 0; step < segments; step++) {
+            DedupSettings settings = withShards(first, shardCounts.get(step));
+            List<Object> segment = events.subList(events.size() * step / segments, events.size() * (step + 1) / segments);
+            try (DedupHarness h = DedupHarness.open(settings, backend, 1, 0, state)) {
+                lockstep.feed(List.of(h), 1, segment);
+                if (variant.contains("over-plan")) {
+                    assertThat(h.counter(DedupMetrics.CAPPED_INSERTIONS)).as("inserts past the shard state cap").isZero();
+                }
+                if (step + 1 == segments) {
+                    break;
+                }
+                long lastWatermark = Math.max(lockstep.watermark, Long.MIN_VALUE + 1);
+                h.snapshot(1); // writes the directories back to state
+                if (first.plan().stateFormat() == StateFormat.BLOOM) {
+                    downsRefused += assertEveryWayDownIsRefused(h, settings);
+                }
+                state = reshaped(h, settings, withShards(first, shardCounts.get(step + 1)), backend, lastWatermark);
             }
+            lockstep.reshape(withShards(first, shardCounts.get(step + 1)).plan());
         }
-        boolean merged = to < from;
-        int k = merged ? from / to : to / from;
-        ShardKeys keysAfter = new ShardKeys(to, DedupHarness.MAX_PARALLELISM);
-        OperatorSubtaskState reshaped;
-        try (DedupHarness written = DedupHarness.open(after, backend)) {
-            Map<Integer, BucketFilters> newDirectories = new HashMap<>();
-            Map<Integer, Map<Long, PageGroup>> newGroups = new HashMap<>();
-            Map<Integer, Map<Long, FingerprintPage>> newPages = new HashMap<>();
-            for (int shard : directories.keySet()) {
-                if (merged) {
-                    assertThat(FingerprintShardMerge.refusal(shard, directories.get(shard))).isNull();
-                    int parent = FingerprintShardMerge.parentOf(shard, k);
-                    BucketFilters part = FingerprintShardMerge.asPart(shard, directories.get(shard), k);
-                    newDirectories.merge(parent, part, FingerprintShardMerge::merge);
-                    newGroups.computeIfAbsent(parent, s -> new HashMap<>()).putAll(groups.get(shard));
-                    pages.get(shard).forEach((key, page) -> newPages.computeIfAbsent(parent, s -> new HashMap<>())
-                            .put(FingerprintShardMerge.pageKeyInParent(shard, key, k), page));
-                } else {
-                    for (int child = shard * k; child < shard * k + k; child++) {
-                        newDirectories.put(child, directories.get(shard).copy());
-                        newGroups.put(child, groups.get(shard));
-                        newPages.put(child, pages.get(shard));
-                    }
+        if (first.plan().stateFormat() == StateFormat.BLOOM) {
+            assertThat(downsRefused).as("ways down refused").isEqualTo(segments - 1);
+        }
+        assertThat(lockstep.copiedCells).as("cells copied to more shards").isPositive();
+        lockstep.assertAgreement(first);
+    }
+
+    /** Each way to half the shards of the state in {@code h} is refused naming a Bloom bucket, before anything is written. */
+    private static long assertEveryWayDownIsRefused(DedupHarness h, DedupSettings settings) throws Exception {
+        int shards = settings.plan().shards();
+        assertThatThrownBy(() -> ShardReshape.plan(shards, shards / 2, storedDirectories(h, settings)))
+                .isInstanceOf(ReshapeRefusedException.class).hasMessageContaining("is in the bloom format")
+                .hasMessageContaining("--state-format fingerprints").hasMessageContaining("Nothing was written");
+        return 1;
+    }
+
+    private static Map<Integer, BucketFilters> storedDirectories(DedupHarness h, DedupSettings settings) throws Exception {
+        ShardKeys keys = new ShardKeys(settings.plan().shards(), DedupHarness.MAX_PARALLELISM);
+        Map<Integer, BucketFilters> directories = new TreeMap<>();
+        for (int key : h.shardKeysWithState()) {
+            directories.put(keys.shardOf(key), h.storedDirectory(key));
+        }
+        return directories;
+    }
+
+    /**
+     * The state in {@code h} (snapshot taken), reshaped from {@code before}'s shard count to {@code after}'s as the tool does
+     * ({@link ShardReshape}: directories planned, Bloom page groups copied to the children, fingerprint pages moved, pages
+     * meeting at one key put together), written into a fresh operator and snapshotted with the lateness watermark the tool
+     * keeps from the savepoint.
+     */
+    private static OperatorSubtaskState reshaped(DedupHarness h, DedupSettings before, DedupSettings after, Backend backend,
+            long lastWatermark) throws Exception {
+        ShardKeys keysBefore = new ShardKeys(before.plan().shards(), DedupHarness.MAX_PARALLELISM);
+        ShardReshape plan = ShardReshape.plan(before.plan().shards(), after.plan().shards(), storedDirectories(h, before));
+        Map<Integer, Map<Long, PageGroup>> newGroups = new HashMap<>();
+        Map<Integer, Map<Long, FingerprintPage>> newPages = new HashMap<>();
+        for (int key : h.shardKeysWithState()) {
+            int shard = keysBefore.shardOf(key);
+            for (Map.Entry<Long, PageGroup> group : h.storedPages(key).entrySet()) {
+                for (int child : plan.childrenOf(shard)) {
+                    assertThat(newGroups.computeIfAbsent(child, s -> new HashMap<>()).put(group.getKey(), group.getValue())).isNull();
                 }
             }
-            for (int shard : newDirectories.keySet()) {
-                written.writeShardState(keysAfter.keyOf(shard), newDirectories.get(shard), newGroups.getOrDefault(shard, Map.of()),
+            for (Map.Entry<Long, FingerprintPage> page : h.storedFingerprintPages(key).entrySet()) {
+                plan.moveFingerprintPage(shard, page.getKey(), page.getValue(), (to, newKey, moved) -> {
+                    FingerprintPage there = newPages.computeIfAbsent(to, s -> new HashMap<>()).get(newKey);
+                    if (there == null) {
+                        newPages.get(to).put(newKey, moved.copy());
+                        return;
+                    }
+                    for (int i = 0; i < moved.sectionCount(); i++) { // as the tool's writer puts pages at one key together
+                        assertThat(there.section(moved.bucketAt(i), moved.bandAt(i))).as("a section moved twice").isNull();
+                        there.putSection(moved.bucketAt(i), moved.bandAt(i), moved.sectionAt(i));
+                    }
+                });
+            }
+        }
+        ShardKeys keysAfter = new ShardKeys(after.plan().shards(), DedupHarness.MAX_PARALLELISM);
+        try (DedupHarness written = DedupHarness.open(after, backend)) {
+            for (Map.Entry<Integer, BucketFilters> directory : plan.directories().entrySet()) {
+                int shard = directory.getKey();
+                written.writeShardState(keysAfter.keyOf(shard), directory.getValue(), newGroups.getOrDefault(shard, Map.of()),
                         newPages.getOrDefault(shard, Map.of()));
             }
-            written.watermark(lastWatermark); // the lateness watermark the tools keep from the savepoint
-            reshaped = written.snapshot(1);
+            written.watermark(lastWatermark);
+            return written.snapshot(1);
         }
-        lockstep.reshape(after, merged, k);
-        try (DedupHarness h = DedupHarness.open(after, backend, 1, 0, reshaped)) {
-            lockstep.feed(List.of(h), 1, events.subList(cut, events.size()));
-            if (variant.contains("over-plan")) {
-                assertThat(h.counter(DedupMetrics.FILTER_EXPANSIONS)).as("bands opened after the reshape").isPositive();
-            }
-        }
-        lockstep.assertAgreement(before);
     }
 
     /** {@code settings} with {@code shards} shards. */
@@ -422,9 +459,40 @@ class DifferentialDedupTest {
         return variant.equals("keyed") ? TestImpressions.keyedBy(SECRET, events) : events;
     }
 
-    /** What a {@link Lockstep} knew of the buckets before a reshape, and which new shard carries which of them on. */
-    private record Prior(DedupPlan plan, FalsePositiveBound bound, Map<Integer, TreeMap<Long, Long>> fills,
-            Map<Integer, Map<Long, StateFormat>> formats, Map<Integer, Set<Long>> inherited) {}
+    /**
+     * What a fresh key meets of one bucket, modelled apart from the operator: the values inserted by the records of one
+     * cell of the digest range (cell {@code cell} of {@code cells} equal cells, whatever the shard count), under the plan
+     * the cell's store was created with. A bucket the operator creates is the cell of its shard; a reshape to fewer shards
+     * keeps every cell as it is, one to more shards copies a cell wider than the new shards into one cell per new shard
+     * (each a copy of the values, taking that shard's inserts from then on), and a record of a cell without a store
+     * creates one at the finest cell count of its bucket in its shard (or its whole shard).
+     */
+    private static final class StoreCell {
+        final long bucket;
+        final int cell;
+        final int cells;
+        final FalsePositiveBound bound;
+        final StateFormat format;
+        long fill;
+
+        StoreCell(long bucket, int cell, int cells, FalsePositiveBound bound, StateFormat format, long fill) {
+            this.bucket = bucket;
+            this.cell = cell;
+            this.cells = cells;
+            this.bound = bound;
+            this.format = format;
+            this.fill = fill;
+        }
+
+        boolean holds(long digestHigh) {
+            return FingerprintScheme.shardOf(digestHigh, cells) == cell;
+        }
+
+        /** Whether the cell lies in shard {@code shard} of {@code shards} (its cell count a multiple of the shards'). */
+        boolean inShard(int shard, int shards) {
+            return cells % shards == 0 && cell / (cells / shards) == shard;
+        }
+    }
 
     /** Feeds the operator(s) and the reference record by record, classifying each disagreement. */
     private static final class Lockstep {
@@ -435,17 +503,16 @@ class DifferentialDedupTest {
         final List<String> otherDisagreements = new ArrayList<>();
         DedupPlan plan;
         final TimeBuckets buckets;
+        /** The bound of the run; each fresh key's chance is summed from the bounds of the plans of the cells it meets. */
         final FalsePositiveBound bound;
-        /** Per shard, per bucket: the impressions the operator inserted, i.e. its filters' fill. */
-        Map<Integer, TreeMap<Long, Long>> fills = new HashMap<>();
-        /** Per shard, per bucket: the format it was created in (the format selected at its first insert). */
-        Map<Integer, Map<Long, StateFormat>> formats = new HashMap<>();
-        /** The format new buckets are created in now. */
-        StateFormat format;
+        /** The bound of {@link #plan}, for the cells created under it. */
+        FalsePositiveBound planBound;
+        /** Per bucket, its stores: what the operator inserted, cell by cell ({@link StoreCell}). */
+        final Map<Long, List<StoreCell>> cells = new HashMap<>();
+        /** Stores copied into more shards by reshapes. */
+        long copiedCells;
         /** Fresh keys checked against buckets of both formats at once. */
         long checksAcrossFormats;
-        /** The buckets as they were before a reshape, which the reshaped shards carry on; {@code null} before one. */
-        Prior prior;
         final LatePolicy latePolicy;
         /**
          * Keys the operator dropped falsely: one unique impression lost. A copy of it meets the same bits again, so it
@@ -460,37 +527,74 @@ class DifferentialDedupTest {
             this.plan = settings.plan();
             this.buckets = plan.timeBuckets().copy();
             this.bound = new FalsePositiveBound(plan);
+            this.planBound = bound;
             this.latePolicy = settings.latePolicy();
-            this.format = plan.stateFormat();
+        }
+
+        /** The operator runs under {@code next} from now on: new stores take its format and sizing. */
+        void restoreUnder(DedupPlan next) {
+            plan = next;
+            planBound = new FalsePositiveBound(next);
         }
 
         /**
-         * The state is reshaped to {@code after}'s shard count, {@code k} times fewer ({@code merged}) or more: from now on
-         * a fresh key meets the buckets its new shard carries over with the fill and plan they had (a merged bucket: its
-         * part's, the old shard its digest named; a copied one: its parent's, counting every child's inserts), and new
-         * buckets with the new plan's.
+         * The state is reshaped to {@code next}'s shard count (and restored under it): to more shards, each store of a cell
+         * wider than the new shards becomes one copy per new shard within it.
          */
-        void reshape(DedupSettings after, boolean merged, int k) {
-            Map<Integer, Set<Long>> inherited = new HashMap<>();
-            for (Map.Entry<Integer, TreeMap<Long, Long>> entry : fills.entrySet()) {
-                int oldShard = entry.getKey();
-                if (merged) {
-                    inherited.computeIfAbsent(oldShard / k, s -> new HashSet<>()).addAll(entry.getValue().keySet());
-                } else {
-                    for (int child = 0; child < k; child++) {
-                        inherited.computeIfAbsent(oldShard * k + child, s -> new HashSet<>()).addAll(entry.getValue().keySet());
+        void reshape(DedupPlan next) {
+            int shards = next.shards();
+            if (shards > plan.shards()) {
+                for (List<StoreCell> stores : cells.values()) {
+                    List<StoreCell> split = new ArrayList<>();
+                    for (StoreCell store : stores) {
+                        if (store.cells % shards == 0) {
+                            split.add(store);
+                            continue;
+                        }
+                        assertThat(shards % store.cells).as("cells nest").isZero();
+                        int copies = shards / store.cells;
+                        for (int i = 0; i < copies; i++) {
+                            split.add(new StoreCell(store.bucket, store.cell * copies + i, shards, store.bound, store.format, store.fill));
+                        }
+                        copiedCells += copies;
                     }
+                    stores.clear();
+                    stores.addAll(split);
                 }
             }
-            prior = new Prior(plan, new FalsePositiveBound(plan), fills, formats, inherited);
-            plan = after.plan();
-            fills = new HashMap<>();
-            formats = new HashMap<>();
-            format = plan.stateFormat();
+            restoreUnder(next);
+        }
+
+        /** The store of {@code bucket} holding a record of {@code digestHigh}, or {@code null}. */
+        private StoreCell storeHolding(long bucket, long digestHigh) {
+            for (StoreCell store : cells.getOrDefault(bucket, List.of())) {
+                if (store.holds(digestHigh)) {
+                    return store;
+                }
+            }
+            return null;
+        }
+
+        /** Counts an insert of a record of {@code digestHigh} into {@code bucket}, creating its store as the operator would. */
+        private void inserted(long bucket, long digestHigh) {
+            StoreCell store = storeHolding(bucket, digestHigh);
+            if (store == null) {
+                int shards = plan.shards();
+                int shard = FingerprintScheme.shardOf(digestHigh, shards);
+                int finest = shards;
+                for (StoreCell other : cells.getOrDefault(bucket, List.of())) {
+                    if (other.inShard(shard, shards)) {
+                        finest = Math.max(finest, other.cells);
+                    }
+                }
+                store = new StoreCell(bucket, FingerprintScheme.shardOf(digestHigh, finest), finest, planBound, plan.stateFormat(), 0);
+                cells.computeIfAbsent(bucket, b -> new ArrayList<>()).add(store);
+            }
+            store.fill++;
         }
 
         long bucketsIn(StateFormat wanted) {
-            return formats.values().stream().flatMap(m -> m.values().stream()).filter(f -> f == wanted).count();
+            return cells.values().stream().flatMap(List::stream).filter(store -> store.format == wanted).count();
         }
 
         void feed(List<DedupHarness> subtasks, int parallelism, List<Object> events) throws Exception {
@@ -507,25 +611,17 @@ class DifferentialDedupTest {
                 int key = subtasks.get(0).shardKeyOf(impression);
                 DedupHarness h = subtasks.get(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, DedupHarness.MAX_PARALLELISM, parallelism));
                 Verdict expected = reference.decide(impression);
-                int shard = FingerprintScheme.shardOf(impression.digestHigh(), plan.shards());
-                TreeMap<Long, Long> shardFills = fills.computeIfAbsent(shard, s -> new TreeMap<>());
-                Map<Long, StateFormat> shardFormats = formats.computeIfAbsent(shard, s -> new HashMap<>());
-                int priorShard = prior == null ? -1 : FingerprintScheme.shardOf(impression.digestHigh(), prior.plan.shards());
-                Set<Long> inheritedHere = prior == null ? Set.of() : prior.inherited.getOrDefault(shard, Set.of());
                 long t = impression.eventTime();
                 String identity = impression.requestId() + "/" + impression.adId();
                 boolean fresh = (expected == Verdict.UNIQUE || expected == Verdict.LATE) && !falselyDropped.contains(identity);
-                if (fresh) { // a fresh key, checked against the filters of its range, each by the plan it was sized under
+                if (fresh) { // a fresh key, checked against the stores of its cell, each by the plan it was sized under
                     double chance = 0;
                     Set<StateFormat> met = new HashSet<>();
                     for (long bucket = buckets.firstBucketToCheck(t); bucket <= buckets.lastBucketToCheck(t); bucket++) {
-                        if (inheritedHere.contains(bucket)) {
-                            StateFormat format = prior.formats.get(priorShard).get(bucket);
-                            chance += prior.bound.promisedChance(prior.fills.get(priorShard).getOrDefault(bucket, 0L), format);
-                            met.add(format);
-                        } else if (shardFills.containsKey(bucket)) {
-                            chance += bound.promisedChance(shardFills.get(bucket), shardFormats.get(bucket));
-                            met.add(shardFormats.get(bucket));
+                        StoreCell store = storeHolding(bucket, impression.digestHigh());
+                        if (store != null) {
+                            chance += store.bound.promisedChance(store.fill, store.format);
+                            met.add(store.format);
                         }
                     }
                     bound.addFreshKeyOfChance(chance);
@@ -537,12 +633,8 @@ class DifferentialDedupTest {
                 long inserted = actual == Verdict.UNIQUE ? buckets.bucketOf(t)
                         : actual == Verdict.LATE && latePolicy == LatePolicy.EMIT ? buckets.lateInsertBucket(t, watermark)
                         : TimeBuckets.NO_BUCKET;
-                if (inserted != TimeBuckets.NO_BUCKET && inheritedHere.contains(inserted)) {
-                    // Into a bucket the reshape carried over: counted with its part (a merge) or its parent (a copy).
-                    prior.fills.get(priorShard).merge(inserted, 1L, Long::sum);
-                } else if (inserted != TimeBuckets.NO_BUCKET) {
-                    shardFills.merge(inserted, 1L, Long::sum);
-                    shardFormats.putIfAbsent(inserted, format);
+                if (inserted != TimeBuckets.NO_BUCKET) {
+                    inserted(inserted, impression.digestHigh());
                 }
                 referenceVerdicts.merge(expected, 1L, Long::sum);
                 reference.apply(impression, actual);

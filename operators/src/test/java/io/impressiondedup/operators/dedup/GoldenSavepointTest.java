@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
 import java.io.File;
@@ -205,7 +206,7 @@ class GoldenSavepointTest {
                 BucketFilters directory = h.storedDirectory(shardKey);
                 for (int i = 0; directory != null && i < directory.size(); i++) {
                     boolean restored = restoredBuckets.get(shardKey).contains(directory.bucketAt(i));
-                    assertThat(directory.filterAt(i).fingerprintScheme().adIdsKeyed())
+                    assertThat(((ScalableBloomFilter) directory.filterAt(i)).fingerprintScheme().adIdsKeyed())
                             .as("shard key %s bucket %s, restored: %s", shardKey, directory.bucketAt(i), restored).isEqualTo(!restored);
                     if (restored) {
                         unkeyed++;

@@ -212,7 +212,7 @@ public final class ScalableBloomFilter implements BucketFilter {
         return StateFormat.BLOOM;
     }
 
-    @Override
+    /** Which identity the filter's bits encode. */
     public FingerprintScheme fingerprintScheme() {
         return fingerprintScheme;
     }

@@ -379,6 +379,21 @@ public final class EliasFanoSection {
         return highBits + (long) count * lowBits;
     }
 
+    /**
+     * Whether a section of {@code count} values in {@code [0, valueRange)} (0: none yet) can take one more whatever the
+     * value, within {@link #MAX_STREAM_BITS}: its longest stream then, the high vector ending at the largest high part
+     * plus c + 1 ({@code ((U - 1) >>> l) + c + 1} bits) and c + 1 low parts of l bits, with l for c + 1 values, fits. A
+     * full section ({@code count >= valueRange}) holds every value, so an insert finds its value there and adds nothing.
+     */
+    public static boolean fitsOneMore(int count, long valueRange) {
+        if (count >= valueRange) {
+            return true;
+        }
+        int lowBits = lowBitsFor(valueRange, count + 1);
+        long highBits = ((valueRange - 1) >>> lowBits) + count + 1;
+        return highBits + (long) (count + 1) * lowBits <= MAX_STREAM_BITS;
+    }
+
     /** Whether a stream of these fields exceeds {@link #MAX_STREAM_BITS} (checked without boxing: it runs on every insert). */
     private static boolean exceedsMaxStreamBits(int count, int lowBits, long highBits) {
         return streamBits(count, lowBits, (int) Math.min(highBits, Integer.MAX_VALUE)) > MAX_STREAM_BITS;

@@ -1,68 +1,61 @@
 package io.impressiondedup.state.fingerprints;
 
 import io.impressiondedup.state.BucketFilter;
-import io.impressiondedup.state.Insertion;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import java.util.Objects;
+import java.util.Arrays;
+import java.util.List;
 
 /**
- * The metadata of one shard-bucket stored in the fingerprint format: its fingerprint scheme, the sizing its
- * sections were written with, and the distinct fingerprints it holds. Its sections live in the shard's {@link
- * FingerprintPage}s, one per page, beside the other buckets' sections.
+ * The metadata of one shard-bucket stored in the fingerprint format: its {@link FingerprintPart}s, each the
+ * fingerprints of one cell of the shard with its own scheme, sizing and counts. Its sections live in the shard's
+ * {@link FingerprintPage}s, beside the other buckets' sections.
  *
- * <p><b>Why the sizing is kept per bucket.</b> A section's value range U (band by band) and the page a record maps
- * to follow from the sizing ({@link FingerprintStoreSizing}); a restore under another plan (a new capacity, FPP or
- * page count) must read an old bucket with the ranges it was written with, so every bucket carries its own and
- * only new buckets take the new plan's. A record then reads one page per distinct page count among its
- * buckets: one, unless the plan changed within the retention.
+ * <p><b>One part, usually.</b> A bucket the job creates is one part covering the whole shard ({@link #create}); only
+ * {@code dedup-tools reshape} makes more ({@link FingerprintReshape}): to fewer shards each old shard becomes a part of
+ * its parent, and to more shards a child keeps the parts within its cell (or a copy of one wider than it).
  *
- * <p><b>Count and band.</b> {@link #inserted()} counts the fingerprints inserted, each found absent from every
- * band first, so it is exactly the bucket's distinct values over the shard. The band of the next insert follows
- * from it ({@link FingerprintStoreSizing#bandFor}). It counts distinct values, not distinct impressions: two
- * impressions that share a value are one false positive, the second found present and never inserted.
+ * <p><b>The parts' cells are disjoint, and nested.</b> Each part is cell j of k of the shard ({@link
+ * FingerprintPart#cellOf}); no two parts overlap, and every part's k divides the largest k of the bucket, so the
+ * cells form one hierarchy (reshape refuses a shard count that would break it). They need not cover the shard: a
+ * shard merged from old shards some of which never held the bucket has no part for their cells, and the first unique
+ * record of such a cell creates one ({@link #partFor}): cell {@code cellOf(d, shards, K)} of the largest K, which the
+ * hierarchy keeps disjoint from every part (a part whose cell held it would have been found). A record of a cell
+ * without a part meets nothing of this bucket: its values were never inserted.
  *
- * <p><b>Merged shards.</b> {@code dedup-tools reshape} to k times fewer shards keeps every section as it was and
- * only moves its page: a shard's requests are those of k consecutive shards of the old count ({@code
- * FingerprintScheme#shardOf} takes the top bits of the digest, so old shard s is part {@code s mod k} of new shard
- * {@code s / k}), and part j's page p becomes page {@code j P + p} of a store of {@code k P} pages ({@link
- * #pageKey}). A record of part j then meets exactly the sections part j had, whose entries and value ranges are
- * unchanged, so the chance a fresh key matches the bucket is what it was before the merge: the per-lookup FPP is
- * kept, which OR-ing Bloom filters could not do. {@link #subShards()} is that k (1 for a bucket never merged,
- * and multiplied again by a later merge). The count of a merged bucket is the sum of its parts', and its next
- * band follows from that sum: a part's band i then holds its own entries of band i plus at most {@code 2^(i-1) n0
- * - (sum - its own count)} new ones, never more than the band is sized for, so the promise holds (bands open
- * sooner than the parts' own counts would open them: a few bits more per new entry).
+ * <p><b>Sizing per part.</b> A section's value range U (band by band) and the page a record maps to follow from the
+ * sizing ({@link FingerprintStoreSizing}); a restore under another plan (a new capacity, FPP or page count) must read
+ * an old part with the ranges it was written with, so every part carries its own and only new parts take the new
+ * plan's. A record then reads one page per distinct page key among its buckets: one, unless the plan changed within
+ * the retention.
  *
- * <p><b>No shard state cap.</b> Unlike a Bloom filter, whose size is fixed per layer, the store grows by about
- * 15-20 bits per entry whatever the load, so memory follows the impressions inserted; the FPP promise holds up to
- * the last band ({@link FingerprintStoreSizing#maxBand()}, 2^15 times the plan at least) and rises linearly
- * past it ({@link Insertion#OVER_FILLED}). Mutable only through {@link #recordInsert()}; not thread-safe.
+ * <p><b>Figures.</b> {@link #inserted()} is the bucket's distinct values over the shard, exactly (the parts' sum, bands
+ * and overflow); {@link #loadFactor()} and {@link #estimatedFpp()} are the fullest part's, what a record of that part
+ * meets: a merged bucket reports each part's fill against its own plan, never the sum against one part's plan.
  */
 public final class FingerprintBucket implements BucketFilter {
 
-    private final FingerprintScheme fingerprintScheme;
-    private final FingerprintStoreSizing sizing;
-    private final int subShards;
-    private long inserted;
+    private static final FingerprintPart[] NO_PARTS = new FingerprintPart[0];
 
-    /** A bucket never merged ({@link #subShards()} 1). */
-    public FingerprintBucket(FingerprintScheme fingerprintScheme, FingerprintStoreSizing sizing, long inserted) {
-        this(fingerprintScheme, sizing, inserted, 1);
+    private FingerprintPart[] parts;
+
+    /**
+     * A bucket of {@code parts}, in any order: they must be disjoint, and every part's cell count must divide the
+     * largest (class comment).
+     */
+    public FingerprintBucket(List<FingerprintPart> parts) {
+        FingerprintPart[] sorted = parts.toArray(NO_PARTS);
+        Arrays.sort(sorted, FingerprintBucket::compareStarts);
+        checkNestedAndDisjoint(sorted);
+        this.parts = sorted;
     }
 
-    public FingerprintBucket(FingerprintScheme fingerprintScheme, FingerprintStoreSizing sizing, long inserted, int subShards) {
-        this.fingerprintScheme = Objects.requireNonNull(fingerprintScheme, "fingerprintScheme");
-        this.sizing = Objects.requireNonNull(sizing, "sizing");
-        if (inserted < 0) {
-            throw new IllegalArgumentException("inserted must not be negative, but was " + inserted);
-        }
-        if (subShards < 1 || (long) subShards * sizing.pages() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("sub-shards must be at least 1 and keep " + sizing.pages() + " x sub-shards pages"
-                    + " in an int, but was " + subShards);
-        }
-        this.inserted = inserted;
-        this.subShards = subShards;
+    private FingerprintBucket(FingerprintPart[] parts) {
+        this.parts = parts;
+    }
+
+    /** A new bucket of one empty part over the whole shard. */
+    public static FingerprintBucket create(io.impressiondedup.state.fingerprint.FingerprintScheme scheme, FingerprintStoreSizing sizing) {
+        return new FingerprintBucket(new FingerprintPart[] {FingerprintPart.whole(scheme, sizing)});
     }
 
     /** The state key of page {@code index} of a store of {@code pageCount} pages: the count is part of the key. */
@@ -81,35 +74,64 @@ public final class FingerprintBucket implements BucketFilter {
     }
 
     /**
-     * The key of the page that holds a record's sections of this bucket: page {@code pageOf(h1)} of the sizing's
-     * pages, in the part of a merged bucket that its digest's shard under {@code shards x subShards} shards names
-     * (class comment); {@code shards} is the job's shard count now.
+     * The part holding a record of digest {@code digestHigh} under {@code shards} shards, or {@code null} if its cell has
+     * none (then the bucket holds nothing of it). A lookup: allocates nothing.
      */
-    public long pageKey(long h1, long digestHigh, int shards) {
-        int page = sizing.pageOf(h1);
-        if (subShards == 1) {
-            return pageKey(sizing.pages(), page);
+    public FingerprintPart partHolding(long digestHigh, int shards) {
+        FingerprintPart[] parts = this.parts;
+        if (parts.length == 1 && parts[0].cellCount() == 1) {
+            return parts[0];
         }
-        int part = FingerprintScheme.shardOf(digestHigh, shards * subShards) - subShards * FingerprintScheme.shardOf(digestHigh, shards);
-        return pageKey(sizing.pages() * subShards, part * sizing.pages() + page);
-    }
-
-    /** How many shards of an earlier shard count this bucket's sections come from (1: never merged). */
-    public int subShards() {
-        return subShards;
-    }
-
-    /** This bucket as part {@code 0..k-1} of a shard k times wider ({@link #subShards()} times k), the same count. */
-    public FingerprintBucket asPartOfMerge(int k) {
-        return new FingerprintBucket(fingerprintScheme, sizing, inserted, Math.multiplyExact(subShards, k));
-    }
-
-    /** The bucket merged with {@code other}, another part of the same merged shard: counts add up. */
-    public FingerprintBucket mergedWith(FingerprintBucket other) {
-        if (!fingerprintScheme.equals(other.fingerprintScheme) || !sizing.equals(other.sizing) || subShards != other.subShards) {
-            throw new IllegalArgumentException("cannot merge " + this + " with " + other + ": their schemes, sizings or sub-shards differ");
+        for (FingerprintPart part : parts) {
+            if (part.covers(digestHigh, shards)) {
+                return part;
+            }
         }
-        return new FingerprintBucket(fingerprintScheme, sizing, Math.addExact(inserted, other.inserted), subShards);
+        return null;
+    }
+
+    /**
+     * The part a record of digest {@code digestHigh} is inserted into: {@link #partHolding}, or, for a cell without a
+     * part, a new empty one with {@code scheme} and {@code sizing} (the plan's) for the record's cell at the largest
+     * cell count of the bucket (class comment).
+     */
+    public FingerprintPart partFor(long digestHigh, int shards, io.impressiondedup.state.fingerprint.FingerprintScheme scheme,
+            FingerprintStoreSizing sizing) {
+        FingerprintPart holding = partHolding(digestHigh, shards);
+        if (holding != null) {
+            return holding;
+        }
+        int cells = largestCellCount();
+        FingerprintPart created = new FingerprintPart(scheme, sizing, FingerprintPart.cellOf(digestHigh, shards, cells), cells, 0, 0);
+        FingerprintPart[] grown = Arrays.copyOf(parts, parts.length + 1);
+        grown[parts.length] = created;
+        Arrays.sort(grown, FingerprintBucket::compareStarts);
+        parts = grown;
+        return created;
+    }
+
+    /** The parts, ordered by where their cells start. */
+    public List<FingerprintPart> parts() {
+        return List.of(parts);
+    }
+
+    /** The part whose sections the page at {@code key} holds, or {@code null}: for reading a shard's pages by part. */
+    public FingerprintPart partOfPage(long key) {
+        for (FingerprintPart part : parts) {
+            if (part.holdsPage(key)) {
+                return part;
+            }
+        }
+        return null;
+    }
+
+    /** The largest cell count of the parts: every other part's divides it. */
+    public int largestCellCount() {
+        int largest = 1;
+        for (FingerprintPart part : parts) {
+            largest = Math.max(largest, part.cellCount());
+        }
+        return largest;
     }
 
     @Override
@@ -117,59 +139,102 @@ public final class FingerprintBucket implements BucketFilter {
         return StateFormat.FINGERPRINTS;
     }
 
-    @Override
-    public FingerprintScheme fingerprintScheme() {
-        return fingerprintScheme;
-    }
-
-    /** What the bucket's sections were sized with: its pages, and each band's value range. */
-    public FingerprintStoreSizing sizing() {
-        return sizing;
-    }
-
+    /** The parts' planned capacities, summed: what the shard was planned to hold of this bucket. */
     @Override
     public long initialCapacity() {
-        return sizing.capacityPerShard();
+        long capacity = 0;
+        for (FingerprintPart part : parts) {
+            capacity += part.sizing().capacityPerShard();
+        }
+        return capacity;
     }
 
+    /** Distinct values held over the shard, exactly: the parts' bands and overflow. */
     @Override
     public long inserted() {
-        return inserted;
-    }
-
-    /** The band the next insert goes to. */
-    public int nextBand() {
-        return sizing.bandFor(inserted);
-    }
-
-    /**
-     * Counts an insert the caller has just written into {@link #nextBand()}'s section. {@link Insertion#GREW} when
-     * it opened a band (the first over-plan insert of each doubling), {@link Insertion#OVER_FILLED} past the last
-     * band's capacity.
-     */
-    public Insertion recordInsert() {
-        long held = inserted;
-        int band = sizing.bandFor(held);
-        inserted++;
-        if (held >= sizing.capacityPerShard() << sizing.maxBand()) {
-            return Insertion.OVER_FILLED;
+        long held = 0;
+        for (FingerprintPart part : parts) {
+            held += part.held();
         }
-        return band > 0 && held == sizing.capacityPerShard() << (band - 1) ? Insertion.GREW : Insertion.INSERTED;
+        return held;
     }
 
+    /** The fullest part's values over its own planned capacity. */
+    @Override
+    public double loadFactor() {
+        double fullest = 0;
+        for (FingerprintPart part : parts) {
+            fullest = Math.max(fullest, part.loadFactor());
+        }
+        return fullest;
+    }
+
+    /** The largest chance a fresh key meets in this bucket: that of its worst part. */
     @Override
     public double estimatedFpp() {
-        return sizing.bucketFpp(inserted);
+        double worst = 0;
+        for (FingerprintPart part : parts) {
+            worst = Math.max(worst, part.estimatedFpp());
+        }
+        return worst;
     }
 
+    /** Distinct values in the parts' overflow bands. */
+    public long overflowed() {
+        long overflowed = 0;
+        for (FingerprintPart part : parts) {
+            overflowed += part.overflowed();
+        }
+        return overflowed;
+    }
+
+    /** The parts' open growth bands, counted full: what the shard state cap bounds. */
     @Override
     public long growthBytes() {
-        return 0;
+        long bytes = 0;
+        for (FingerprintPart part : parts) {
+            bytes += part.growthBytes();
+        }
+        return bytes;
     }
 
     @Override
     public FingerprintBucket copy() {
-        return new FingerprintBucket(fingerprintScheme, sizing, inserted, subShards);
+        FingerprintPart[] copies = new FingerprintPart[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            copies[i] = parts[i].copy();
+        }
+        return new FingerprintBucket(copies);
+    }
+
+    /** Orders parts by where their cells start, j / k, compared exactly. */
+    private static int compareStarts(FingerprintPart a, FingerprintPart b) {
+        return Long.compare((long) a.cellIndex() * b.cellCount(), (long) b.cellIndex() * a.cellCount());
+    }
+
+    private static void checkNestedAndDisjoint(FingerprintPart[] sorted) {
+        if (sorted.length == 0) {
+            throw new IllegalArgumentException("a fingerprint bucket needs at least one part");
+        }
+        int largest = 1;
+        for (FingerprintPart part : sorted) {
+            largest = Math.max(largest, part.cellCount());
+        }
+        for (int i = 0; i < sorted.length; i++) {
+            FingerprintPart part = sorted[i];
+            if (largest % part.cellCount() != 0) {
+                throw new IllegalArgumentException("the parts' cells are not nested: " + part.cellCount() + " cells do not divide "
+                        + largest + " (" + Arrays.toString(sorted) + ")");
+            }
+            // End of part i (j + 1) / k at or before the start of part i + 1, j' / k'.
+            if (i + 1 < sorted.length) {
+                FingerprintPart next = sorted[i + 1];
+                if ((long) (part.cellIndex() + 1) * next.cellCount() > (long) next.cellIndex() * part.cellCount()) {
+                    throw new IllegalArgumentException("parts overlap: cell " + part.cellIndex() + "/" + part.cellCount() + " and cell "
+                            + next.cellIndex() + "/" + next.cellCount());
+                }
+            }
+        }
     }
 
     @Override
@@ -177,22 +242,18 @@ public final class FingerprintBucket implements BucketFilter {
         if (this == o) {
             return true;
         }
-        if (!(o instanceof FingerprintBucket)) {
-            return false;
-        }
-        FingerprintBucket that = (FingerprintBucket) o;
-        return inserted == that.inserted && subShards == that.subShards && fingerprintScheme.equals(that.fingerprintScheme)
-                && sizing.equals(that.sizing);
+        return o instanceof FingerprintBucket && Arrays.equals(parts, ((FingerprintBucket) o).parts);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(fingerprintScheme, sizing, inserted, subShards);
+        return Arrays.hashCode(parts);
     }
 
     @Override
     public String toString() {
-        return "FingerprintBucket{" + fingerprintScheme + ", " + sizing + ", inserted=" + inserted
-                + (subShards == 1 ? "" : ", subShards=" + subShards) + '}';
+        return parts.length == 1 && parts[0].cellCount() == 1
+                ? "FingerprintBucket{" + parts[0] + '}'
+                : "FingerprintBucket{" + Arrays.toString(parts) + '}';
     }
 }

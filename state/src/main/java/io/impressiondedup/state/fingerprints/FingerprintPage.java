@@ -117,9 +117,20 @@ public final class FingerprintPage {
         }
     }
 
+    /**
+     * Whether {@code bucket}'s section of band {@code band} can take one more value of range {@code valueRange} whatever
+     * the value ({@link EliasFanoSection#fitsOneMore}): the largest section a page may hold is bounded, and an insert
+     * past it would fail, so the caller sends such an insert to the overflow band instead.
+     */
+    public boolean fitsOneMore(long bucket, int band, long valueRange) {
+        checkBand(band);
+        int index = indexOf(bucket, band);
+        return EliasFanoSection.fitsOneMore(index >= 0 ? countAt(index) : 0, valueRange);
+    }
+
     private static void checkBand(int band) {
-        if (band < 0 || band > FingerprintStoreSizing.MAX_BAND) {
-            throw new IllegalArgumentException("band must be in [0, " + FingerprintStoreSizing.MAX_BAND + "], but was " + band);
+        if (band < 0 || band > FingerprintStoreSizing.OVERFLOW_BAND) {
+            throw new IllegalArgumentException("band must be in [0, " + FingerprintStoreSizing.OVERFLOW_BAND + "], but was " + band);
         }
     }
 
@@ -220,6 +231,14 @@ public final class FingerprintPage {
                 data[i * ENTRY_WORDS + 2] += i < at ? ENTRY_WORDS : ENTRY_WORDS + stream.length;
             }
         }
+    }
+
+    /**
+     * Heap bytes of this page: the object (24 B) and its array (16 B header and every word, spare ones included). What a
+     * page cache weighs it at.
+     */
+    public long heapBytes() {
+        return 24 + 16 + 8L * data.length;
     }
 
     /** Distinct values of {@code bucket} in this page, all bands: exact. */

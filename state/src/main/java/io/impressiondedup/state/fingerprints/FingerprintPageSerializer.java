@@ -18,7 +18,10 @@ import org.apache.flink.core.memory.DataOutputView;
  *   varint   S                           sections, 0..4096
  *   then S times, in strictly increasing (bucket, band) order:
  *     varint   zigzag(bucket - previous)   previous = 0 before the first section: 3 bytes for a day number, then 1
- *     byte     band                        0..16
+ *     byte     band                        0..16, or 17: the bucket's overflow section
+ *                                          (FingerprintStoreSizing#OVERFLOW_BAND; only in state whose bucket
+ *                                          directory is format v4 or later, which a release reading at most v3
+ *                                          refuses at restore, so no reader of bands 0..16 meets it)
  *     varint   c                           distinct values, >= 1
  *     byte     l                           low bits, 0..62
  *     bytes    the section's bit stream    ceil((H + c l) / 8) bytes: bit k in bit (k mod 8) of byte k / 8;
@@ -102,8 +105,8 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
             long bucket = previous + unzigzag(readVarLong(source, "bucket of section " + i));
             int band = source.readUnsignedByte();
             String where = "section " + i + " (bucket " + bucket + ", band " + band + ")";
-            if (band > FingerprintStoreSizing.MAX_BAND) {
-                throw new IOException("Corrupt fingerprint page: " + where + ": band above " + FingerprintStoreSizing.MAX_BAND);
+            if (band > FingerprintStoreSizing.OVERFLOW_BAND) {
+                throw new IOException("Corrupt fingerprint page: " + where + ": band above " + FingerprintStoreSizing.OVERFLOW_BAND);
             }
             if (i > 0 && (bucket < previous || (bucket == previous && band <= previousBand))) {
                 throw new IOException("Corrupt fingerprint page: " + where + " does not follow bucket " + previous + ", band "

@@ -78,12 +78,19 @@ public final class FingerprintStoreSizing implements ValueRanges {
     public static final int MAX_BAND = 16;
     /** The widest value range: keeps the multiply-shift's non-uniformity under 2^-16 relative. */
     public static final long MAX_VALUE_RANGE = 1L << 48;
+    /** The band tag of a bucket's overflow sections (class comment), right above the last band any sizing has. */
+    public static final int OVERFLOW_BAND = MAX_BAND + 1;
+    /** Bytes each section of a band adds to its page beyond its values: its directory entry (3 words) and half a word of padding. */
+    static final int SECTION_OVERHEAD_BYTES = 28;
 
     private final long capacityPerShard;
     private final double fpp;
     private final int bucketsChecked;
     private final int pages;
     private final long[] valueRanges;
+    private final long overflowRange;
+    /** {@code growthThrough[i]}: the bytes of bands 1..i full (0 for band 0). */
+    private final long[] growthThrough;
 
     /** See the class comment for each input. */
     public FingerprintStoreSizing(long capacityPerShard, double fpp, int bucketsChecked, int pages) {
@@ -108,6 +115,12 @@ public final class FingerprintStoreSizing implements ValueRanges {
         checkArgument(bands > 0, "a store for %s impressions per shard-bucket in %s pages at fpp %s needs a value range"
                 + " above 2^48; use more pages or a larger fpp", capacityPerShard, pages, fpp);
         this.valueRanges = java.util.Arrays.copyOf(ranges, bands);
+        double overflow = Math.floor(capacityPerShard * bitsPerEntry(0) / (2.0 * pages));
+        this.overflowRange = (long) Math.max(1, Math.min(overflow, EliasFanoSection.MAX_STREAM_BITS / 2 - Long.SIZE));
+        this.growthThrough = new long[bands];
+        for (int band = 1; band < bands; band++) {
+            growthThrough[band] = Math.addExact(growthThrough[band - 1], fullBandBytes(band));
+        }
     }
 
     /** The sizing of the plan's shards, with {@link #pagesPerShard} at {@value #DEFAULT_PAGE_BYTES} bytes. */
@@ -148,12 +161,23 @@ public final class FingerprintStoreSizing implements ValueRanges {
         return Math.min(band, maxBand());
     }
 
-    /** U of {@code band}: the same for every bucket sized by this plan. On every lookup, so its check does not box. */
+    /**
+     * U of {@code band} ({@link #OVERFLOW_BAND}: {@link #overflowRange()}): the same for every bucket sized by this plan. On
+     * every lookup, so its check does not box.
+     */
     public long valueRange(int band) {
+        if (band == OVERFLOW_BAND) {
+            return overflowRange;
+        }
         if (band < 0 || band > maxBand()) {
-            throw new IllegalArgumentException("band must be in [0, " + maxBand() + "], but was " + band);
+            throw new IllegalArgumentException("band must be in [0, " + maxBand() + "] or " + OVERFLOW_BAND + ", but was " + band);
         }
         return valueRanges[band];
+    }
+
+    /** {@code U_ov}, the value range of the overflow sections (class comment). */
+    public long overflowRange() {
+        return overflowRange;
     }
 
     @Override
@@ -164,6 +188,61 @@ public final class FingerprintStoreSizing implements ValueRanges {
     /** The last band whose U fits {@link #MAX_VALUE_RANGE}. */
     public int maxBand() {
         return valueRanges.length - 1;
+    }
+
+    /** Whether an insert into a shard-bucket holding {@code held} entries is the first of a growth band (1 and up). */
+    public boolean opensBand(long held) {
+        int band = bandFor(held);
+        return band > 0 && held == capacityPerShard << (band - 1) && held < lastBandEnd();
+    }
+
+    /** Whether a shard-bucket holding {@code held} entries has filled its last band: its next insert can only overflow. */
+    public boolean pastLastBand(long held) {
+        return held >= lastBandEnd();
+    }
+
+    /** Entries the bands hold at most: the last band's end, {@code 2^maxBand n0}. */
+    private long lastBandEnd() {
+        return capacityPerShard << maxBand();
+    }
+
+    /** Bits per entry of band {@code band} full: {@code log2(P U / e) + 2} (class comment). */
+    private double bitsPerEntry(int band) {
+        return log2(pages * (double) valueRanges[band] / bandEntries(band)) + 2;
+    }
+
+    /** Bytes of band {@code band} of a shard-bucket when full (class comment, <i>Bytes</i>). */
+    public long fullBandBytes(int band) {
+        return (long) Math.ceil(bandEntries(band) * bitsPerEntry(band) / Byte.SIZE) + (long) pages * SECTION_OVERHEAD_BYTES;
+    }
+
+    /** A shard-bucket's planned state: band 0 full. */
+    public long plannedBytes() {
+        return fullBandBytes(0);
+    }
+
+    /**
+     * The growth bytes a shard-bucket holding {@code held} entries has taken: every band above 0 that holds an entry,
+     * counted full (a band's bytes are reserved when it opens, as a Bloom filter allocates a whole layer).
+     */
+    public long growthBytes(long held) {
+        return held == 0 ? 0 : growthThrough[bandFor(held - 1)];
+    }
+
+    /** The growth bytes the first insert of band {@code band} would add: band {@code band} full. */
+    public long bandGrowthBytes(int band) {
+        return growthThrough[band] - growthThrough[band - 1];
+    }
+
+    /**
+     * The growth bytes a shard of {@code liveBuckets} live buckets may take under a shard state cap of {@code cap} times
+     * its planned state ({@code --shard-state-cap}): {@code (cap - 2) liveBuckets} {@link #plannedBytes()}, so that the
+     * shard's whole fingerprint state, band 0 of each live bucket (one planned state), its growth bands and its overflow
+     * sections (at most one planned state more), stays under {@code cap} times its plan. Negative when the cap is under 2:
+     * then no band above 0 opens.
+     */
+    public long shardGrowthAllowanceBytes(double cap, int liveBuckets) {
+        return (long) Math.floor(Math.min((cap - 2) * liveBuckets * (double) plannedBytes(), (double) Long.MAX_VALUE));
     }
 
     /** The page of a record: its {@code h1} scaled into {@code [0, P)}. */
@@ -181,15 +260,23 @@ public final class FingerprintStoreSizing implements ValueRanges {
      * as {@link #bandFor} directs: {@code sum_i N_i / (P U_i)}. Below {@code p / L} up to the last band.
      */
     public double bucketFpp(long held) {
-        checkArgument(held >= 0, "held must not be negative, but was %s", held);
-        double chance = 0;
+        return bucketFpp(held, 0);
+    }
+
+    /**
+     * {@link #bucketFpp(long)} with {@code overflowed} distinct values in the bucket's overflow sections besides: their
+     * {@code N_ov / (P U_ov)} added (class comment), at most 1 in all.
+     */
+    public double bucketFpp(long held, long overflowed) {
+        checkArgument(held >= 0 && overflowed >= 0, "held and overflowed must not be negative, but were %s and %s", held, overflowed);
+        double chance = overflowed / ((double) pages * overflowRange);
         long left = held;
         for (int band = 0; band <= maxBand() && left > 0; band++) {
             long entries = band == maxBand() ? left : Math.min(left, (long) bandEntries(band));
             chance += entries / ((double) pages * valueRanges[band]);
             left -= entries;
         }
-        return chance;
+        return Math.min(1.0, chance);
     }
 
     public long capacityPerShard() {
@@ -232,7 +319,7 @@ public final class FingerprintStoreSizing implements ValueRanges {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "FingerprintStoreSizing{n0=%d, fpp=%s, bucketsChecked=%d, pages=%d, U0=%d, bands=%d}",
-                capacityPerShard, fpp, bucketsChecked, pages, valueRanges[0], valueRanges.length);
+        return String.format(Locale.ROOT, "FingerprintStoreSizing{n0=%d, fpp=%s, bucketsChecked=%d, pages=%d, U0=%d, bands=%d, Uov=%d}",
+                capacityPerShard, fpp, bucketsChecked, pages, valueRanges[0], valueRanges.length, overflowRange);
     }
 }

@@ -12,6 +12,9 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of a shard's bucket directory.
  *
+ * <p><b>Format v4</b> (fingerprint buckets in parts, with overflow counts): as v3, with each fingerprint bucket in
+ * {@link FingerprintBucketFormat}'s v2.
+ *
  * <p><b>Format v3</b> (buckets in either {@link io.impressiondedup.state.StateFormat}): {@code int} bucket count,
  * then per bucket in ascending order its {@code long} id, a {@code byte} format tag ({@value #TAG_BLOOM} Bloom,
  * {@value #TAG_FINGERPRINTS} fingerprints) and the bucket's metadata: a Bloom filter in {@link
@@ -21,15 +24,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@code long} id and its filter in {@link ScalableBloomFilterSerializer}'s format of the same version (v2 adds
  * the filter's ad-id hash flag).
  *
- * <p>A release that reads at most v2 refuses a v3 directory when it restores ({@link VersionedSerializerSnapshot}:
- * "reads format versions 1..2, but the checkpoint has version 3"), before any record: it cannot misread the
- * fingerprint buckets as missing. The way back is in docs/OPERATIONS.md.
+ * <p>A release that reads at most v{@code n} refuses a later directory when it restores ({@link VersionedSerializerSnapshot}:
+ * "reads format versions 1..n, but the checkpoint has version n+1"), before any record: a release reading v2 cannot
+ * misread fingerprint buckets as missing, one reading v3 cannot read a bucket's parts as one, nor meet the overflow
+ * band of a fingerprint page. An older directory is migrated on restore (Flink reads it with its version's serializer
+ * and writes the current format). The way back (a new savepoint from history) is in deploy/README.md.
  */
 public final class BucketFiltersSerializer extends VersionedSerializer<BucketFilters> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final int CURRENT_VERSION = 3;
+    public static final int CURRENT_VERSION = 4;
     static final int TAG_BLOOM = 0;
     static final int TAG_FINGERPRINTS = 1;
     public static final BucketFiltersSerializer INSTANCE = new BucketFiltersSerializer(CURRENT_VERSION);
@@ -71,7 +76,8 @@ public final class BucketFiltersSerializer extends VersionedSerializer<BucketFil
                 filterSerializer.serialize((ScalableBloomFilter) filter, target);
             } else {
                 target.writeByte(TAG_FINGERPRINTS);
-                FingerprintBucketFormat.write((FingerprintBucket) filter, target);
+                FingerprintBucketFormat.write((FingerprintBucket) filter, target,
+                        formatVersion() == 3 ? FingerprintBucketFormat.VERSION_1 : FingerprintBucketFormat.VERSION_2);
             }
         }
     }

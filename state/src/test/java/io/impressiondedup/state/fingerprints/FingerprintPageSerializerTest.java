@@ -77,6 +77,18 @@ class FingerprintPageSerializerTest {
     }
 
     @Test
+    void anOverflowSectionRoundTripsBesideTheBands() throws IOException {
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(100, 0.01, 3, 1);
+        FingerprintPage page = new FingerprintPage();
+        page.insert(20_000, 0, 0x1234_5678_9ABC_DEF0L, sizing);
+        page.insert(20_000, FingerprintStoreSizing.OVERFLOW_BAND, 0x0FED_CBA9_8765_4321L, sizing);
+        FingerprintPage read = read(bytes(page));
+        assertThat(read).isEqualTo(page);
+        assertThat(read.bandAt(1)).isEqualTo(FingerprintStoreSizing.OVERFLOW_BAND);
+        assertThat(read.mightContain(20_000, 0x0FED_CBA9_8765_4321L, sizing)).isTrue();
+    }
+
+    @Test
     void anEmptyPageIsOneByte() throws IOException {
         assertThat(bytes(new FingerprintPage())).containsExactly(0);
         assertThat(read(new byte[] {0}).isEmpty()).isTrue();
@@ -86,8 +98,8 @@ class FingerprintPageSerializerTest {
     void corruptInputThrowsAnIOExceptionNamingWhatIsWrong() {
         assertThatThrownBy(() -> read(hex("FF FF 01"))).isInstanceOf(IOException.class)
                 .hasMessage("Corrupt fingerprint page: 32767 sections (at most 4096)");
-        assertThatThrownBy(() -> read(hex("01 02 11 01 00"))).isInstanceOf(IOException.class)
-                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 17): band above 16");
+        assertThatThrownBy(() -> read(hex("01 02 12 01 00"))).isInstanceOf(IOException.class)
+                .hasMessage("Corrupt fingerprint page: section 0 (bucket 1, band 18): band above 17");
         assertThatThrownBy(() -> read(hex("02 02 00 01 00 01 00 00 01 00 01"))).isInstanceOf(IOException.class)
                 .hasMessage("Corrupt fingerprint page: section 1 (bucket 1, band 0) does not follow bucket 1, band 0");
         assertThatThrownBy(() -> read(hex("01 02 00 FF FF FF FF 0F 3E"))).isInstanceOf(IOException.class)

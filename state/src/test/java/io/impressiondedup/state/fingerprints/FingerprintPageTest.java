@@ -95,7 +95,7 @@ class FingerprintPageTest {
         page.insertValue(3, 0, 1, 100);
         page.insertValue(-2, 0, 1, 100);
         assertThat(page.toString()).isEqualTo("FingerprintPage{-2/0:1, 1/0:1, 3/0:1, 3/1:1}");
-        assertThatThrownBy(() -> page.insertValue(1, 17, 1, 100)).hasMessage("band must be in [0, 16], but was 17");
+        assertThatThrownBy(() -> page.insertValue(1, 18, 1, 100)).hasMessage("band must be in [0, 17], but was 18");
     }
 
     @Test

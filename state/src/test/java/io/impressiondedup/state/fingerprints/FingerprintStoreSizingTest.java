@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.plan.DedupPlan;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FingerprintStoreSizingTest {
@@ -68,7 +69,60 @@ class FingerprintStoreSizingTest {
         assertThatThrownBy(() -> new FingerprintStoreSizing(0, 0.001, 5, 1)).hasMessage("capacity per shard must be positive, but was 0");
         assertThatThrownBy(() -> new FingerprintStoreSizing(1, 0.5, 5, 1)).hasMessage("fpp must be in (0, 0.5), but was 0.5");
         assertThatThrownBy(() -> new FingerprintStoreSizing(1, 0.001, 5, 0)).hasMessage("pages per shard must be positive, but was 0");
-        assertThatThrownBy(() -> new FingerprintStoreSizing(1, 0.001, 5, 1).valueRange(17)).hasMessage(
-                "band must be in [0, 16], but was 17");
+        assertThatThrownBy(() -> new FingerprintStoreSizing(1, 0.001, 5, 1).valueRange(18)).hasMessage(
+                "band must be in [0, 16] or 17, but was 18");
+    }
+
+    /**
+     * The overflow range is chosen so that an overflow section holding every one of its values is no larger than the
+     * page's share of a full band 0: the overflow sections of a bucket never pass its planned state.
+     */
+    @Test
+    void aSaturatedOverflowSectionTakesNoMoreThanItsPagesShareOfAFullBandZero() {
+        for (FingerprintStoreSizing sizing : List.of(FingerprintStoreSizing.forPlan(BENCH_PLAN), new FingerprintStoreSizing(120, 0.1, 5, 1),
+                new FingerprintStoreSizing(1_000_000, 0.0001, 5, 300))) {
+            long range = sizing.overflowRange();
+            long[] every = new long[(int) range];
+            for (int v = 0; v < every.length; v++) {
+                every[v] = v;
+            }
+            long saturatedBytes = (EliasFanoSection.of(range, every).encodedBits() + 7) / 8;
+            assertThat(saturatedBytes).as("%s", sizing).isLessThanOrEqualTo(sizing.plannedBytes() / sizing.pages());
+            assertThat(saturatedBytes).as("and not much smaller: the overflow's FPP climbs no faster than it must")
+                    .isGreaterThan(sizing.plannedBytes() / sizing.pages() * 3 / 4);
+        }
+    }
+
+    /**
+     * The bytes the shard state cap counts for a band are those a full band takes in memory: its sections filled with
+     * random values across the pages, each section's directory entry and padding counted, within 3% (one bit more per entry is 6.5%).
+     */
+    @Test
+    void aFullBandTakesTheBytesTheCapCountsForIt() {
+        FingerprintStoreSizing sizing = FingerprintStoreSizing.forPlan(BENCH_PLAN);
+        java.util.Random random = new java.util.Random(5);
+        FingerprintPage[] pages = new FingerprintPage[sizing.pages()];
+        for (int p = 0; p < pages.length; p++) {
+            pages[p] = new FingerprintPage();
+        }
+        long held = 0;
+        long[] bandBytes = new long[3];
+        while (held < sizing.capacityPerShard() * 4) {
+            int band = sizing.bandFor(held);
+            if (pages[sizing.pageOf(random.nextLong())].insert(1, band, random.nextLong(), sizing)) {
+                held++;
+            }
+            if (held == sizing.capacityPerShard() || held == 2 * sizing.capacityPerShard() || held == 4 * sizing.capacityPerShard()) {
+                long words = 0;
+                for (FingerprintPage page : pages) {
+                    words += page.copy().heapBytes() - 40; // the page's words without spare ones
+                }
+                bandBytes[band] = words * 8 / 8 - java.util.Arrays.stream(bandBytes).sum();
+            }
+        }
+        for (int band = 0; band < 3; band++) {
+            assertThat((double) bandBytes[band]).as("band %s", band)
+                    .isCloseTo(sizing.fullBandBytes(band), org.assertj.core.data.Percentage.withPercentage(3));
+        }
     }
 }

@@ -11,8 +11,10 @@ import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import java.io.IOException;
+import java.util.List;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -131,16 +133,72 @@ class SerializerRoundTripTest {
         BucketFilters directory = new BucketFilters();
         directory.put(20_000, grownFilter());
         FingerprintStoreSizing sizing = new FingerprintStoreSizing(3_350, 0.001, 5, 24);
-        directory.put(20_001, new FingerprintBucket(new FingerprintScheme(96, 77, true), sizing, 7_001));
-        directory.put(20_002, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
+        directory.put(20_001, whole(new FingerprintScheme(96, 77, true), sizing, 7_001));
+        directory.put(20_002, whole(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
 
         BucketFilters read = roundTrip(BucketFiltersSerializer.INSTANCE, directory);
 
         assertThat(read).isEqualTo(directory);
         assertThat(read.filterAt(1).format()).isEqualTo(StateFormat.FINGERPRINTS);
-        assertThat(((FingerprintBucket) read.filterAt(1)).sizing().valueRange(1)).isEqualTo(sizing.valueRange(1));
+        FingerprintPart part = ((FingerprintBucket) read.filterAt(1)).parts().get(0);
+        assertThat(part.sizing().valueRange(1)).isEqualTo(sizing.valueRange(1));
         assertThat(read.filterAt(1).inserted()).isEqualTo(7_001);
-        assertThat(read.filterAt(1).fingerprintScheme().adIdsKeyed()).isTrue();
+        assertThat(part.fingerprintScheme().adIdsKeyed()).isTrue();
+    }
+
+    @Test
+    void aBucketInPartsRoundTripsEachPartWithItsOwnSizingSchemeCellAndCounts() throws IOException {
+        BucketFilters directory = new BucketFilters();
+        FingerprintStoreSizing small = new FingerprintStoreSizing(10, 0.01, 3, 2);
+        FingerprintStoreSizing large = new FingerprintStoreSizing(3_350, 0.001, 5, 24);
+        directory.put(20_001, new FingerprintBucket(List.of(
+                new FingerprintPart(FingerprintScheme.withKeyBits(64), small, 0, 2, 31, 0),
+                new FingerprintPart(new FingerprintScheme(96, 77, true), large, 2, 4, 7_001, 12),
+                new FingerprintPart(FingerprintScheme.withKeyBits(64), large, 3, 4, 0, 0))));
+
+        BucketFilters read = roundTrip(BucketFiltersSerializer.INSTANCE, directory);
+
+        assertThat(read).isEqualTo(directory);
+        assertThat(((FingerprintBucket) read.filterAt(0)).parts()).extracting(FingerprintPart::cellIndex).containsExactly(0, 2, 3);
+        assertThat(read.filterAt(0).inserted()).isEqualTo(31 + 7_001 + 12);
+    }
+
+    /**
+     * Directory format v3 held a bucket merged from k shards as one scheme, one sizing and one count summed over them
+     * (fingerprint bucket format v1, pinned here byte by byte): it reads as k parts, each counting the sum, which
+     * keeps every part's bands within their size (FingerprintBucketFormat), and is migrated to v4 on restore.
+     */
+    @Test
+    void aVersionThreeBucketMergedFromThreeShardsReadsAsThreePartsEachCountingTheSum() throws IOException {
+        DataOutputSerializer v3 = new DataOutputSerializer(128);
+        v3.writeInt(1); // buckets
+        v3.writeLong(20_005);
+        v3.writeByte(1); // fingerprints
+        v3.writeByte(1); // bucket format v1
+        v3.writeInt(64);
+        v3.writeLong(0x5DEECE66DL); // the default seed
+        v3.writeByte(0);
+        v3.writeLong(1_000);
+        v3.writeDouble(0.001);
+        v3.writeInt(5);
+        v3.writeInt(7);
+        v3.writeInt(3); // sub-shards
+        v3.writeLong(2_500);
+        BucketFiltersSerializer.Snapshot old = new BucketFiltersSerializer.Snapshot();
+        old.readSnapshot(3, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(BucketFiltersSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(old).isCompatibleAfterMigration())
+                .isTrue();
+
+        BucketFilters read = old.restoreSerializer().deserialize(new DataInputDeserializer(v3.getCopyOfBuffer()));
+
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(1_000, 0.001, 5, 7);
+        assertThat(((FingerprintBucket) read.get(20_005)).parts()).containsExactly(
+                new FingerprintPart(FingerprintScheme.withKeyBits(64), sizing, 0, 3, 2_500, 0),
+                new FingerprintPart(FingerprintScheme.withKeyBits(64), sizing, 1, 3, 2_500, 0),
+                new FingerprintPart(FingerprintScheme.withKeyBits(64), sizing, 2, 3, 2_500, 0));
+        assertThat(roundTrip(BucketFiltersSerializer.INSTANCE, read)).isEqualTo(read);
+        assertThatThrownBy(() -> bytes(old.restoreSerializer(), read)).as("v3 cannot write parts").isInstanceOf(IOException.class)
+                .hasMessageContaining("only one whole part without overflow");
     }
 
     @Test
@@ -154,24 +212,24 @@ class SerializerRoundTripTest {
         assertThat(roundTrip(old.restoreSerializer(), bloomOnly)).isEqualTo(bloomOnly);
 
         BucketFilters mixed = bloomOnly.copy();
-        mixed.put(8, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 1));
+        mixed.put(8, whole(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 1));
         assertThatThrownBy(() -> bytes(old.restoreSerializer(), mixed)).isInstanceOf(IOException.class)
                 .hasMessageContaining("format 2 cannot hold bucket 8 in the fingerprint format");
     }
 
     @Test
-    void aReleaseThatReadsUpToVersionTwoRefusesAVersionThreeDirectoryNamingTheVersion() {
-        // What the previous release's snapshot class does with this release's state (its code is this class at version 2).
-        VersionedSerializerSnapshot<BucketFilters> previousRelease = new VersionedSerializerSnapshot<>(2, BucketFiltersSerializer::new) {};
+    void aReleaseThatReadsUpToVersionThreeRefusesAVersionFourDirectoryNamingTheVersion() {
+        // What a release reading directory format v3 does with this release's state (its code is this class at version 3).
+        VersionedSerializerSnapshot<BucketFilters> previousRelease = new VersionedSerializerSnapshot<>(3, BucketFiltersSerializer::new) {};
         assertThatThrownBy(() -> previousRelease.readSnapshot(BucketFiltersSerializer.CURRENT_VERSION, new DataInputDeserializer(new byte[0]),
                 getClass().getClassLoader())).isInstanceOf(IOException.class)
-                .hasMessageContaining("reads format versions 1..2, but the checkpoint has version 3");
+                .hasMessageContaining("reads format versions 1..3, but the checkpoint has version 4");
     }
 
     @Test
     void aDirectoryWithAnUnknownFormatTagIsCorrupt() throws IOException {
         BucketFilters directory = new BucketFilters();
-        directory.put(20_002, new FingerprintBucket(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
+        directory.put(20_002, whole(FingerprintScheme.withKeyBits(64), new FingerprintStoreSizing(10, 0.01, 3, 2), 0));
         byte[] bytes = bytes(BucketFiltersSerializer.INSTANCE, directory);
         bytes[4 + 8] = 9; // the tag after the count and the bucket id
         assertThatThrownBy(() -> BucketFiltersSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes)))
@@ -262,5 +320,10 @@ class SerializerRoundTripTest {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** A bucket of one whole part holding {@code inserted} values in its bands. */
+    static FingerprintBucket whole(FingerprintScheme scheme, FingerprintStoreSizing sizing, long inserted) {
+        return new FingerprintBucket(List.of(new FingerprintPart(scheme, sizing, 0, 1, inserted, 0)));
     }
 }

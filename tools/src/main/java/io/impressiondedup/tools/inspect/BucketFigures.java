@@ -1,10 +1,14 @@
 package io.impressiondedup.tools.inspect;
 
+import io.impressiondedup.state.StateFormat;
+
 /**
  * What one shard's filter of one bucket holds, as {@code inspect} shows it: from the filter's metadata
- * (inserted, planned capacity, layers, its {@code estimatedFpp()}, bytes at full size) and from its pages
- * in state (bits set, bytes stored, and the FPP those bits give). A public POJO, so Flink serializes it
- * with its POJO serializer.
+ * (inserted, planned capacity, its {@code estimatedFpp()}) and from its pages in state (bytes stored, and the FPP
+ * the stored bits or fingerprints give); then the figures of its format, the others left at 0 (and printed as "-"):
+ * a Bloom filter's layers, bits set, bits at full size and bytes at full size; a fingerprint bucket's parts, highest
+ * band open, the distinct fingerprints counted in its pages and those in its overflow sections. A public POJO, so
+ * Flink serializes it with its POJO serializer.
  */
 public final class BucketFigures {
 
@@ -35,13 +39,32 @@ public final class BucketFigures {
      * #inserted}, which the directory keeps). 0 for a Bloom filter.
      */
     public long fingerprints;
+    /** Fingerprint format: its parts (1 unless reshaped to fewer shards: one per old shard). */
+    public int parts;
+    /** Fingerprint format: the highest band open in any part (0: within plan). */
+    public int maxBand;
+    /**
+     * Fingerprint format: the distinct fingerprints in its overflow sections, inserted there because the shard state cap
+     * kept a band from opening (counted in the pages).
+     */
+    public long overflowed;
     /** Bytes of the pages present in state (pages are created on first write); fingerprint format: its sections' streams. */
     public long storedBytes;
 
     public BucketFigures() {}
 
-    /** Inserted over planned capacity (above 1: over plan, layers added). */
+    /**
+     * Inserted over planned capacity (above 1: over plan, layers or bands added); for a fingerprint bucket in parts, its
+     * fullest part's values over that part's own plan ({@code BucketFilter#loadFactor()}).
+     */
+    public double fill;
+
     public double fillRatio() {
-        return (double) inserted / capacity;
+        return fill;
+    }
+
+    /** Whether the figures are of a fingerprint bucket. */
+    public boolean fingerprintFormat() {
+        return StateFormat.FINGERPRINTS.optionValue().equals(format);
     }
 }

@@ -1,5 +1,7 @@
 package io.impressiondedup.tools.inspect;
 
+import io.impressiondedup.state.StateFormat;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.impressiondedup.state.FilterStatistics;
@@ -30,10 +32,12 @@ final class InspectReport {
      * One bucket over all shards. Means are over all shards of the state: a shard without this bucket's filter counts 0.
      * {@code formats}: its shard filters by state format; a bucket's shards can differ, since each shard creates its filter
      * of a bucket in the format selected when its first impression came (a restore with the other format in between).
+     * The Bloom figures (layers, bits, bytes at full size) are over its Bloom shard filters, the fingerprint figures
+     * (parts, bands, overflow) over its fingerprint ones; a format it does not hold shows "-".
      */
     record BucketSummary(long bucket, int filters, SortedMap<String, Integer> formats, long inserted, long capacity,
-            double maxFillRatio, int maxLayers, int expandedFilters, long bitsSet, long bitsTotal, double meanEstimatedFpp,
-            double maxEstimatedFpp, double meanFillFpp, double maxFillFpp, long bytes, long storedBytes) {
+            double maxFillRatio, double meanEstimatedFpp, double maxEstimatedFpp, double meanFillFpp, double maxFillFpp, long storedBytes,
+            int maxLayers, int expandedFilters, long bitsSet, long bitsTotal, long bytes, int maxParts, int maxBand, long overflowed) {
 
         double fillRatio() {
             return (double) inserted / capacity;
@@ -41,6 +45,14 @@ final class InspectReport {
 
         double bitFill() {
             return (double) bitsSet / bitsTotal;
+        }
+
+        boolean holdsBloom() {
+            return formats.containsKey(StateFormat.BLOOM.optionValue());
+        }
+
+        boolean holdsFingerprints() {
+            return formats.containsKey(StateFormat.FINGERPRINTS.optionValue());
         }
     }
 
@@ -78,28 +90,36 @@ final class InspectReport {
         }
         List<BucketSummary> summaries = new ArrayList<>();
         byBucket.forEach((bucket, list) -> {
-            long inserted = 0, capacity = 0, bitsSet = 0, bitsTotal = 0, bytes = 0, stored = 0;
+            long inserted = 0, capacity = 0, bitsSet = 0, bitsTotal = 0, bytes = 0, stored = 0, overflowed = 0;
             double maxFill = 0, sumFpp = 0, maxFpp = 0, sumFillFpp = 0, maxFillFpp = 0;
-            int maxLayers = 0, expanded = 0;
+            int maxLayers = 0, expanded = 0, maxParts = 0, maxBand = 0;
             SortedMap<String, Integer> formats = new TreeMap<>();
             for (BucketFigures f : list) {
                 formats.merge(f.format, 1, Integer::sum);
                 inserted += f.inserted;
                 capacity += f.capacity;
-                bitsSet += f.bitsSet;
-                bitsTotal += f.bitsTotal;
-                bytes += f.bytes;
                 stored += f.storedBytes;
                 maxFill = Math.max(maxFill, f.fillRatio());
                 sumFpp += f.estimatedFpp;
                 maxFpp = Math.max(maxFpp, f.estimatedFpp);
                 sumFillFpp += f.fillFpp;
                 maxFillFpp = Math.max(maxFillFpp, f.fillFpp);
-                maxLayers = Math.max(maxLayers, f.layers);
-                expanded += f.layers > 1 ? 1 : 0;
+                if (f.fingerprintFormat()) {
+                    maxParts = Math.max(maxParts, f.parts);
+                    maxBand = Math.max(maxBand, f.maxBand);
+                    expanded += f.maxBand > 0 ? 1 : 0;
+                    overflowed += f.overflowed;
+                } else {
+                    bitsSet += f.bitsSet;
+                    bitsTotal += f.bitsTotal;
+                    bytes += f.bytes;
+                    maxLayers = Math.max(maxLayers, f.layers);
+                    expanded += f.layers > 1 ? 1 : 0;
+                }
             }
-            summaries.add(new BucketSummary(bucket, list.size(), formats, inserted, capacity, maxFill, maxLayers, expanded, bitsSet, bitsTotal,
-                    sumFpp / facts.shards(), maxFpp, sumFillFpp / facts.shards(), maxFillFpp, bytes, stored));
+            summaries.add(new BucketSummary(bucket, list.size(), formats, inserted, capacity, maxFill, sumFpp / facts.shards(), maxFpp,
+                    sumFillFpp / facts.shards(), maxFillFpp, stored, maxLayers, expanded, bitsSet, bitsTotal, bytes, maxParts, maxBand,
+                    overflowed));
         });
         return summaries;
     }
@@ -109,6 +129,11 @@ final class InspectReport {
         StringBuilder text = new StringBuilder();
         formats.forEach((format, count) -> text.append(text.length() == 0 ? "" : ", ").append(format).append(' ').append(count));
         return text.toString();
+    }
+
+    /** A figure of one format, or "-" where the bucket or shard holds no filter of it. */
+    private static String either(boolean applies, long value) {
+        return applies ? Long.toString(value) : "-";
     }
 
     private String start(long bucket) {
@@ -142,25 +167,33 @@ final class InspectReport {
                         + " bloom bytes %,d, max fill ratio %.4f, worst-shard estimated FPP %.6g%n",
                 totals.liveBuckets(), totals.bloomBytes(), totals.maxFillRatio(), totals.worstShardEstimatedFpp()));
         if (figures != null) {
-            sb.append("\nPer bucket (over its shard filters; FPP mean over all ").append(facts.shards()).append(" shards / worst shard):\n");
-            sb.append(String.format(Locale.ROOT, "%-8s %-24s %6s %-26s %12s %12s %7s %8s %6s %14s %14s %8s %21s %21s %14s %14s%n",
-                    "bucket", "start", "shards", "formats", "inserted", "capacity", "fill", "max-fill", "layers", "bits-set", "bits-total",
-                    "bit-fill", "est-fpp mean/max", "fill-fpp mean/max", "bytes", "stored-bytes"));
+            sb.append("\nPer bucket (over its shard filters; FPP mean over all ").append(facts.shards()).append(" shards / worst shard;")
+                    .append(" layers to bytes: its Bloom filters, parts to overflowed: its fingerprint buckets):\n");
+            sb.append(String.format(Locale.ROOT, "%-8s %-24s %6s %-26s %12s %12s %7s %8s %21s %21s %14s %6s %14s %14s %8s %14s %5s %5s %12s%n",
+                    "bucket", "start", "shards", "formats", "inserted", "capacity", "fill", "max-fill", "est-fpp mean/max", "fill-fpp mean/max",
+                    "stored-bytes", "layers", "bits-set", "bits-total", "bit-fill", "bytes", "parts", "bands", "overflowed"));
             for (BucketSummary s : bucketSummaries()) {
-                sb.append(String.format(Locale.ROOT, "%-8d %-24s %6d %-26s %12d %12d %7.4f %8.4f %6d %14d %14d %8.4f %10.3g/%-10.3g %10.3g/%-10.3g %14d %14d%n",
-                        s.bucket(), start(s.bucket()), s.filters(), formatsText(s.formats()), s.inserted(), s.capacity(), s.fillRatio(), s.maxFillRatio(),
-                        s.maxLayers(), s.bitsSet(), s.bitsTotal(), s.bitFill(), s.meanEstimatedFpp(), s.maxEstimatedFpp(),
-                        s.meanFillFpp(), s.maxFillFpp(), s.bytes(), s.storedBytes()));
+                boolean bloom = s.holdsBloom();
+                boolean fingerprints = s.holdsFingerprints();
+                sb.append(String.format(Locale.ROOT, "%-8d %-24s %6d %-26s %12d %12d %7.4f %8.4f %10.3g/%-10.3g %10.3g/%-10.3g %14d %6s %14s %14s %8s %14s %5s %5s %12s%n",
+                        s.bucket(), start(s.bucket()), s.filters(), formatsText(s.formats()), s.inserted(), s.capacity(), s.fillRatio(),
+                        s.maxFillRatio(), s.meanEstimatedFpp(), s.maxEstimatedFpp(), s.meanFillFpp(), s.maxFillFpp(), s.storedBytes(),
+                        either(bloom, s.maxLayers()), either(bloom, s.bitsSet()), either(bloom, s.bitsTotal()),
+                        bloom ? String.format(Locale.ROOT, "%.4f", s.bitFill()) : "-", either(bloom, s.bytes()),
+                        either(fingerprints, s.maxParts()), either(fingerprints, s.maxBand()), either(fingerprints, s.overflowed())));
             }
             if (perShard) {
                 sb.append("\nPer shard and bucket:\n");
-                sb.append(String.format(Locale.ROOT, "%6s %-8s %-24s %-12s %12s %12s %7s %6s %12s %12s %8s %11s %11s %12s %12s%n",
-                        "shard", "bucket", "start", "format", "inserted", "capacity", "fill", "layers", "bits-set", "bits-total", "bit-fill",
-                        "est-fpp", "fill-fpp", "bytes", "stored-bytes"));
+                sb.append(String.format(Locale.ROOT, "%6s %-8s %-24s %-12s %12s %12s %7s %11s %11s %12s %6s %12s %12s %8s %12s %5s %5s %12s%n",
+                        "shard", "bucket", "start", "format", "inserted", "capacity", "fill", "est-fpp", "fill-fpp", "stored-bytes", "layers",
+                        "bits-set", "bits-total", "bit-fill", "bytes", "parts", "bands", "overflowed"));
                 for (BucketFigures f : figures) {
-                    sb.append(String.format(Locale.ROOT, "%6d %-8d %-24s %-12s %12d %12d %7.4f %6d %12d %12d %8.4f %11.4g %11.4g %12d %12d%n",
-                            f.shard, f.bucket, start(f.bucket), f.format, f.inserted, f.capacity, f.fillRatio(), f.layers, f.bitsSet, f.bitsTotal,
-                            (double) f.bitsSet / f.bitsTotal, f.estimatedFpp, f.fillFpp, f.bytes, f.storedBytes));
+                    boolean bloom = !f.fingerprintFormat();
+                    sb.append(String.format(Locale.ROOT, "%6d %-8d %-24s %-12s %12d %12d %7.4f %11.4g %11.4g %12d %6s %12s %12s %8s %12s %5s %5s %12s%n",
+                            f.shard, f.bucket, start(f.bucket), f.format, f.inserted, f.capacity, f.fillRatio(), f.estimatedFpp, f.fillFpp,
+                            f.storedBytes, either(bloom, f.layers), either(bloom, f.bitsSet), either(bloom, f.bitsTotal),
+                            bloom ? String.format(Locale.ROOT, "%.4f", (double) f.bitsSet / f.bitsTotal) : "-", either(bloom, f.bytes),
+                            either(!bloom, f.parts), either(!bloom, f.maxBand), either(!bloom, f.overflowed)));
                 }
             }
         }
@@ -238,16 +271,23 @@ final class InspectReport {
                     json.writeNumberField("capacity", s.capacity());
                     json.writeNumberField("fillRatio", s.fillRatio());
                     json.writeNumberField("maxFillRatio", s.maxFillRatio());
-                    json.writeNumberField("maxLayers", s.maxLayers());
                     json.writeNumberField("expandedShards", s.expandedFilters());
-                    json.writeNumberField("bitsSet", s.bitsSet());
-                    json.writeNumberField("bitsTotal", s.bitsTotal());
                     json.writeNumberField("meanEstimatedFpp", s.meanEstimatedFpp());
                     json.writeNumberField("maxEstimatedFpp", s.maxEstimatedFpp());
                     json.writeNumberField("meanFillFpp", s.meanFillFpp());
                     json.writeNumberField("maxFillFpp", s.maxFillFpp());
-                    json.writeNumberField("bytes", s.bytes());
                     json.writeNumberField("storedBytes", s.storedBytes());
+                    if (s.holdsBloom()) {
+                        json.writeNumberField("maxLayers", s.maxLayers());
+                        json.writeNumberField("bitsSet", s.bitsSet());
+                        json.writeNumberField("bitsTotal", s.bitsTotal());
+                        json.writeNumberField("bytes", s.bytes());
+                    }
+                    if (s.holdsFingerprints()) {
+                        json.writeNumberField("maxParts", s.maxParts());
+                        json.writeNumberField("maxBand", s.maxBand());
+                        json.writeNumberField("overflowed", s.overflowed());
+                    }
                     json.writeEndObject();
                 }
                 json.writeEndArray();
@@ -262,13 +302,20 @@ final class InspectReport {
                         json.writeNumberField("inserted", f.inserted);
                         json.writeNumberField("capacity", f.capacity);
                         json.writeNumberField("fillRatio", f.fillRatio());
-                        json.writeNumberField("layers", f.layers);
-                        json.writeNumberField("bitsSet", f.bitsSet);
-                        json.writeNumberField("bitsTotal", f.bitsTotal);
                         json.writeNumberField("estimatedFpp", f.estimatedFpp);
                         json.writeNumberField("fillFpp", f.fillFpp);
-                        json.writeNumberField("bytes", f.bytes);
                         json.writeNumberField("storedBytes", f.storedBytes);
+                        if (f.fingerprintFormat()) {
+                            json.writeNumberField("fingerprints", f.fingerprints);
+                            json.writeNumberField("parts", f.parts);
+                            json.writeNumberField("maxBand", f.maxBand);
+                            json.writeNumberField("overflowed", f.overflowed);
+                        } else {
+                            json.writeNumberField("layers", f.layers);
+                            json.writeNumberField("bitsSet", f.bitsSet);
+                            json.writeNumberField("bitsTotal", f.bitsTotal);
+                            json.writeNumberField("bytes", f.bytes);
+                        }
                         json.writeEndObject();
                     }
                     json.writeEndArray();

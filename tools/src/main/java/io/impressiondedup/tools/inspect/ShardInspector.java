@@ -7,6 +7,9 @@ import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.fingerprints.EliasFanoSection;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPart;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
+import java.util.IdentityHashMap;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.PageGroup;
@@ -93,13 +96,15 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
 
     /**
      * The figures of each of the shard's filters: metadata from the directory; a Bloom filter's bits from one pass
-     * over the page groups, a fingerprint bucket's distinct fingerprints and encoded bytes from one pass over the
-     * fingerprint pages (its exact count, which must equal the directory's).
+     * over the page groups, a fingerprint bucket's distinct fingerprints (bands and overflow, per part) and encoded bytes
+     * from one pass over the fingerprint pages (its exact count, which must equal the directory's).
      */
     private BucketFigures[] figures(int shard, BucketFilters directory) throws Exception {
         int size = directory.size();
         BucketFigures[] figures = new BucketFigures[size];
         double[][] layerFill = new double[size][];
+        // Per fingerprint part: {values in its bands, values in its overflow sections}, counted in the pages.
+        Map<FingerprintPart, long[]> partCounts = new IdentityHashMap<>();
         for (int i = 0; i < size; i++) {
             BucketFilter bucketFilter = directory.filterAt(i);
             BucketFigures f = new BucketFigures();
@@ -108,12 +113,19 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
             f.format = bucketFilter.format().optionValue();
             f.inserted = bucketFilter.inserted();
             f.capacity = bucketFilter.initialCapacity();
+            f.fill = bucketFilter.loadFactor();
             f.estimatedFpp = bucketFilter.estimatedFpp();
             figures[i] = f;
-            if (!(bucketFilter instanceof ScalableBloomFilter filter)) {
-                layerFill[i] = new double[0];
+            layerFill[i] = new double[0];
+            if (bucketFilter instanceof FingerprintBucket fingerprints) {
+                f.parts = fingerprints.parts().size();
+                for (FingerprintPart part : fingerprints.parts()) {
+                    partCounts.put(part, new long[2]);
+                    f.maxBand = Math.max(f.maxBand, part.inserted() == 0 ? 0 : part.sizing().bandFor(part.inserted() - 1));
+                }
                 continue;
             }
+            ScalableBloomFilter filter = (ScalableBloomFilter) bucketFilter;
             f.layers = filter.layerCount();
             for (BloomLayer layer : filter.layers()) {
                 f.bitsTotal += layer.geometry().bits();
@@ -125,11 +137,16 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
             FingerprintPage page = entry.getValue();
             for (int j = 0; j < page.sectionCount(); j++) {
                 int index = indexOf(directory, page.bucketAt(j));
-                if (index < 0 || !(directory.filterAt(index) instanceof FingerprintBucket)) {
-                    continue; // a section of no live fingerprint bucket; the operator never leaves one
+                FingerprintPart part = index < 0 || !(directory.filterAt(index) instanceof FingerprintBucket fingerprints)
+                        ? null : fingerprints.partOfPage(entry.getKey());
+                if (part == null) {
+                    continue; // a section of no live fingerprint part; the operator never leaves one
                 }
                 EliasFanoSection section = page.sectionAt(j);
+                boolean overflow = page.bandAt(j) == FingerprintStoreSizing.OVERFLOW_BAND;
+                partCounts.get(part)[overflow ? 1 : 0] += section.count();
                 figures[index].fingerprints += section.count();
+                figures[index].overflowed += overflow ? section.count() : 0;
                 figures[index].storedBytes += (section.encodedBits() + Byte.SIZE - 1) / Byte.SIZE;
             }
         }
@@ -156,7 +173,12 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
         }
         for (int i = 0; i < size; i++) {
             if (directory.filterAt(i) instanceof FingerprintBucket fingerprints) {
-                figures[i].fillFpp = fingerprints.sizing().bucketFpp(figures[i].fingerprints);
+                double worst = 0; // the FPP of the values counted in the pages, per part against its own sizing
+                for (FingerprintPart part : fingerprints.parts()) {
+                    long[] counted = partCounts.get(part);
+                    worst = Math.max(worst, part.sizing().bucketFpp(counted[0], counted[1]));
+                }
+                figures[i].fillFpp = worst;
                 continue;
             }
             List<BloomLayer> layers = ((ScalableBloomFilter) directory.filterAt(i)).layers();

@@ -6,6 +6,9 @@ import io.impressiondedup.operators.dedup.ShardKeys;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import io.impressiondedup.state.BucketFilters;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorState;
@@ -132,6 +135,20 @@ public final class DedupSavepoint {
     public DataStream<ShardEntry> shardEntries(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
         return reader(env, backend).readKeyedState(OPERATOR, new ShardEntryReader(facts.shardKeys()), Types.INT,
                 Types.POJO(ShardEntry.class));
+    }
+
+    /**
+     * Every shard's bucket directory, by shard, read in a local job of {@code parallelism} and collected: the metadata
+     * of the state, a few dozen bytes per shard and bucket, to check a rewrite entirely before writing anything.
+     */
+    public Map<Integer, BucketFilters> directories(StateBackend backend, int parallelism) throws Exception {
+        Map<Integer, BucketFilters> directories = new TreeMap<>();
+        DataStream<ShardEntry> entries = reader(ToolEnvironment.create(parallelism), backend)
+                .readKeyedState(OPERATOR, new DirectoryReader(facts.shardKeys()), Types.INT, Types.POJO(ShardEntry.class));
+        for (ShardEntry entry : collect(entries)) {
+            directories.put(entry.shard, entry.directory());
+        }
+        return directories;
     }
 
     private static int maxParallelismOf(String path) throws IOException {

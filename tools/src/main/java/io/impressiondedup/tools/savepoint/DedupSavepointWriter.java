@@ -45,14 +45,15 @@ public final class DedupSavepointWriter {
     }
 
     /**
-     * {@link #entries(DataStream, ShardKeys, DedupSavepoint.Facts)}; with {@code mergeParts}, the directories of several old
-     * shards written to one shard are merged ({@code FingerprintShardMerge}) instead of refused.
+     * {@link #entries(DataStream, ShardKeys, DedupSavepoint.Facts)}; with {@code combinePages}, fingerprint pages written to
+     * one key of one shard are put together section by section ({@code ShardReshape} moves sections of different old pages
+     * there) instead of refused.
      */
     public static StateBootstrapTransformation<ShardEntry> entries(DataStream<ShardEntry> entries, ShardKeys shardKeys, DedupSavepoint.Facts facts,
-            boolean mergeParts) {
+            boolean combinePages) {
         ShardEntryWriter writer = new ShardEntryWriter(shardKeys.shards(), facts.fingerprintCheck(), facts.latenessWatermark(), facts.dedupKey());
-        if (mergeParts) {
-            writer.mergingParts();
+        if (combinePages) {
+            writer.combiningPages();
         }
         writer.withTimeOptions(facts.timeOptions(), facts.lateBefore());
         return transformation(entries, shardKeys, entry -> entry.shard, writer);

@@ -9,6 +9,7 @@ import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.reshape.ShardReshape;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -66,13 +67,13 @@ class ReshapeCommandIT {
     }
 
     @Test
-    void onlyAMultipleOfTheShardCountIsAccepted() {
-        assertThat(ReshapeCommand.refusal(128, 256)).isNull();
-        assertThat(ReshapeCommand.refusal(128, 384)).isNull();
-        assertThat(ReshapeCommand.refusal(128, 128)).contains("nothing to do");
-        assertThat(ReshapeCommand.refusal(128, 64)).as("a divisor: refused by content, if at all").isNull();
-        assertThat(ReshapeCommand.refusal(128, 48)).contains("neither a multiple nor a divisor of the savepoint's 128 shards").contains("bootstrap");
-        assertThat(ReshapeCommand.refusal(128, 200)).contains("neither a multiple nor a divisor of the savepoint's 128 shards");
+    void onlyAMultipleOrADivisorOfTheShardCountIsAccepted() {
+        assertThat(ShardReshape.countRefusal(128, 256)).isNull();
+        assertThat(ShardReshape.countRefusal(128, 384)).isNull();
+        assertThat(ShardReshape.countRefusal(128, 128)).contains("nothing to do");
+        assertThat(ShardReshape.countRefusal(128, 64)).as("a divisor: refused by content, if at all").isNull();
+        assertThat(ShardReshape.countRefusal(128, 48)).contains("neither a multiple nor a divisor of the savepoint's 128 shards").contains("bootstrap");
+        assertThat(ShardReshape.countRefusal(128, 200)).contains("neither a multiple nor a divisor of the savepoint's 128 shards");
     }
 
     /**
@@ -140,48 +141,36 @@ class ReshapeCommandIT {
     }
 
     /**
-     * Fewer shards, every bucket in the fingerprint format: each old shard becomes a part of its parent, and every
-     * impression the savepoint held is still found by {@code inspect}'s lookup (the operator's own) under the new
-     * count, while fresh keys are found no more often than before; the state is the same size.
+     * A chain as an operator runs it (shrink for a quiet week, grow back, shrink further): 8 -> 2 -> 8 shards gives back
+     * exactly the savepoint's dedup state, entry for entry (each part finer than the children goes back to the one child
+     * that holds it), and 8 -> 4 after it still finds every impression with the same lookups as before.
      */
     @Test
-    void fewerShardsMergeEachShardsFingerprintsIntoItsParentAndEveryImpressionIsStillFound() throws Exception {
-        int shards = 8;
+    void aReshapeToFewerShardsAndBackGivesBackTheSameStateAndAChainKeepsEveryImpression() throws Exception {
         int maxParallelism = 8;
-        DedupPlan plan = DedupPlan.builder().capacityPerBucket(4_000).shards(shards).fpp(0.01)
-                .stateFormat(StateFormat.FINGERPRINTS).build();
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(4_000).shards(8).fpp(0.01).stateFormat(StateFormat.FINGERPRINTS).build();
         FingerprintState state = new FingerprintState(plan);
         long day = 20_000;
         for (int i = 0; i < 6_000; i++) {
-            state.insert("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 10_000L);
+            state.insert("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 20_000L);
         }
-        String savepoint = dir.resolve("before").toString();
+        String savepoint = dir.resolve("8").toString();
         StreamExecutionEnvironment env = ToolEnvironment.create(2);
         SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(state.entries()),
-                        new ShardKeys(shards, maxParallelism), 0L, null, null))
+                        new ShardKeys(8, maxParallelism), 0L, null, null))
                 .write(savepoint);
         env.execute("write");
 
-        String output = dir.resolve("after").toString();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output, "--shards", "2",
-            "--state-backend", "hashmap", "--parallelism", "2"}, new PrintStream(out), new PrintStream(err));
-        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("from 8 to 2 shards").contains("fingerprints of 4 old ones");
+        String two = reshapeTo(savepoint, "8-2", 2);
+        String eight = reshapeTo(two, "8-2-8", 8);
+        assertThat(new HashSet<>(entriesOf(eight))).as("8 -> 2 -> 8: the same state").isEqualTo(new HashSet<>(state.entries()));
+        String four = reshapeTo(eight, "8-2-8-4", 4);
 
-        DedupSavepoint merged = DedupSavepoint.open(output, new HashMapStateBackend());
-        assertThat(merged.facts().shards()).isEqualTo(2);
-        List<ShardEntry> read = new ArrayList<>();
-        try (CloseableIterator<ShardEntry> it = merged.shardEntries(ToolEnvironment.create(2), new HashMapStateBackend()).executeAndCollect()) {
-            it.forEachRemaining(read::add);
-        }
-        FingerprintState after = FingerprintState.of(plan.timeBuckets(), 2, read);
+        FingerprintState after = FingerprintState.of(plan.timeBuckets(), 4, entriesOf(four));
         assertThat(after.insertedTotal()).as("fingerprints held").isEqualTo(state.insertedTotal());
-        assertThat(after.pageBytes()).as("page bytes: moved, not rewritten").isEqualTo(state.pageBytes());
         for (int i = 0; i < 6_000; i++) {
-            assertThat(after.holds("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 10_000L)).as("impression %s", i).isTrue();
+            assertThat(after.holds("request-" + i, "ad-" + (i % 7), day * 86_400_000L + i * 20_000L)).as("impression %s", i).isTrue();
         }
         int freshBefore = 0;
         int freshAfter = 0;
@@ -189,7 +178,55 @@ class ReshapeCommandIT {
             freshBefore += state.holds("fresh-" + i, "ad", day * 86_400_000L) ? 1 : 0;
             freshAfter += after.holds("fresh-" + i, "ad", day * 86_400_000L) ? 1 : 0;
         }
-        assertThat(freshAfter).as("fresh keys found after the merge, the same lookups as before it").isEqualTo(freshBefore);
+        assertThat(freshAfter).as("fresh keys found after the chain, the same lookups as before it").isEqualTo(freshBefore);
+    }
+
+    /**
+     * After 8 -> 4 shards a bucket's parts are halves of a shard; 3 times the shards would cut each half across two new
+     * shards: refused before anything is written, naming the bucket and the counts that work.
+     */
+    @Test
+    void aCountThatWouldCutAnEarlierReshapesPartsIsRefusedBeforeAnythingIsWritten() throws Exception {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(4_000).shards(8).fpp(0.01).stateFormat(StateFormat.FINGERPRINTS).build();
+        FingerprintState state = new FingerprintState(plan);
+        for (int i = 0; i < 500; i++) {
+            state.insert("request-" + i, "ad", 20_000 * 86_400_000L);
+        }
+        String savepoint = dir.resolve("8").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), 24)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(state.entries()),
+                        new ShardKeys(8, 24), 0L, null, null))
+                .write(savepoint);
+        env.execute("write");
+        String four = reshapeTo(savepoint, "8-4", 4);
+
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", four, "--output", dir.resolve("8-4-12").toString(), "--shards", "12",
+            "--state-backend", "hashmap"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards 12: bucket 20000 of shard").contains("holds cell")
+                .contains("of 2 of its shard").contains("--shards 8").contains("Nothing was written");
+        assertThat(dir.resolve("8-4-12")).doesNotExist();
+    }
+
+    private String reshapeTo(String savepoint, String name, int shards) {
+        String output = dir.resolve(name).toString();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output, "--shards", Integer.toString(shards),
+            "--state-backend", "hashmap", "--parallelism", "2"}, new PrintStream(out), new PrintStream(err));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        return output;
+    }
+
+    private static List<ShardEntry> entriesOf(String savepoint) throws Exception {
+        List<ShardEntry> read = new ArrayList<>();
+        try (CloseableIterator<ShardEntry> it = DedupSavepoint.open(savepoint, new HashMapStateBackend())
+                .shardEntries(ToolEnvironment.create(2), new HashMapStateBackend()).executeAndCollect()) {
+            it.forEachRemaining(read::add);
+        }
+        return read;
     }
 
     @Test
