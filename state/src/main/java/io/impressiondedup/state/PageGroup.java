@@ -130,6 +130,19 @@ public final class PageGroup {
         return words;
     }
 
+    /**
+     * Heap bytes of this group: the object (24 B), its owner array (16 + 8n), its page array (16 + 4n, rounded to 8) and
+     * each page (16 B header and its words). What a page cache weighs it at.
+     */
+    public long heapBytes() {
+        int n = owners.length;
+        long bytes = 24 + (16 + 8L * n) + (16 + 4L * n + 7) / 8 * 8;
+        for (long[] page : pages) {
+            bytes += 16 + 8L * page.length;
+        }
+        return bytes;
+    }
+
     public PageGroup copy() {
         long[][] copies = new long[pages.length][];
         for (int i = 0; i < pages.length; i++) {

@@ -26,7 +26,8 @@ import org.apache.flink.metrics.MetricGroup;
  * page-cache-misses} count group lookups it answered and those that read state, {@code
  * page-cache-dirty-evictions} groups written to state to make room (a high rate against misses means the
  * cache is too small for the live state); gauge {@code page-groups-flushed} the dirty groups written back
- * at the last checkpoint barrier (the cost the cache moved there).
+ * at the last checkpoint barrier (the cost the cache moved there), gauge {@code page-cache-bytes} the heap bytes the cache
+ * holds (within its budget, {@code --page-cache-bytes}, however large the pages grow).
  *
  * <p>Gauges, over the shards of this subtask ({@link FilterStatistics}, also what the state tools'
  * {@code inspect} shows for a savepoint), recomputed on the task thread every few seconds (a
@@ -57,6 +58,7 @@ final class DedupMetrics {
     static final String PAGE_CACHE_MISSES = "page-cache-misses";
     static final String PAGE_CACHE_DIRTY_EVICTIONS = "page-cache-dirty-evictions";
     static final String PAGE_GROUPS_FLUSHED = "page-groups-flushed";
+    static final String PAGE_CACHE_BYTES = "page-cache-bytes";
     static final String LIVE_BUCKETS = "live-buckets";
     static final String BLOOM_BYTES = "bloom-bytes";
     static final String FINGERPRINT_BUCKETS = "fingerprint-buckets";
@@ -82,6 +84,8 @@ final class DedupMetrics {
     final Counter pageCacheDirtyEvictions;
     /** Dirty page groups written back at the last checkpoint barrier (or end of input). */
     volatile int pageGroupsFlushed;
+    /** Heap bytes the page cache held at the last gauge update (the task thread sets it). */
+    volatile long pageCacheBytes;
 
     private volatile int liveBuckets;
     private volatile long bloomBytes;
@@ -110,6 +114,7 @@ final class DedupMetrics {
         pageCacheMisses = group.counter(PAGE_CACHE_MISSES);
         pageCacheDirtyEvictions = group.counter(PAGE_CACHE_DIRTY_EVICTIONS);
         group.gauge(PAGE_GROUPS_FLUSHED, (Gauge<Integer>) () -> pageGroupsFlushed);
+        group.gauge(PAGE_CACHE_BYTES, (Gauge<Long>) () -> pageCacheBytes);
         group.gauge(LIVE_BUCKETS, (Gauge<Integer>) () -> liveBuckets);
         group.gauge(BLOOM_BYTES, (Gauge<Long>) () -> bloomBytes);
         group.gauge(FINGERPRINT_BUCKETS, (Gauge<Integer>) () -> fingerprintBuckets);

@@ -289,11 +289,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                 : PageCache.groupsFor(settings.pageCacheBytes(), plan);
         boolean copies = !getKeyedStateBackend().isSafeToReuseKVState();
         java.util.function.IntConsumer selectShardKey = shard -> setCurrentKey(shardKeys.keyOf(shard));
-        pageCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageState, "Bloom page group", cachedPages, selectShardKey,
-                copies ? PageGroup::copy : null, metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
+        pageCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageState, "Bloom page group", settings.pageCacheBytes(),
+                PageGroup::heapBytes, cachedPages, selectShardKey, copies ? PageGroup::copy : null, metrics.pageCacheHits,
+                metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
         fingerprintPageCache = cachedPages == 0 || !fingerprints ? null : new PageCache<>(fingerprintPageState, "fingerprint page",
-                cachedPages, selectShardKey, copies ? FingerprintPage::copy : null, metrics.pageCacheHits, metrics.pageCacheMisses,
-                metrics.pageCacheDirtyEvictions);
+                settings.pageCacheBytes(), FingerprintPage::heapBytes, cachedPages, selectShardKey, copies ? FingerprintPage::copy : null,
+                metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
         pages = new MapStatePageGroups(pageState, pageCache);
         fingerprintPages = new MapStateFingerprintPages(fingerprintPageState, fingerprintPageCache);
         LOG.info("New buckets are stored as {} (--state-format); page cache: {}", plan.stateFormat().optionValue(), cachedPages == 0 ? "off"
@@ -311,9 +312,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                     }
                 });
         registerTimersOfRestoredBuckets();
-        metrics.updateGauges(directories.directories());
+        updateGauges();
         long interval = settings.gaugeInterval().toMillis();
-        getProcessingTimeService().scheduleWithFixedDelay(time -> metrics.updateGauges(directories.directories()), interval, interval);
+        getProcessingTimeService().scheduleWithFixedDelay(time -> updateGauges(), interval, interval);
     }
 
     /**
@@ -517,7 +518,14 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         flushCaches();
+        updateGauges();
+    }
+
+    /** Recomputes the gauges on the task thread: the directories' figures and the page cache's bytes. */
+    private void updateGauges() {
         metrics.updateGauges(directories.directories());
+        metrics.pageCacheBytes = (pageCache != null ? pageCache.heldBytes() : 0)
+                + (fingerprintPageCache != null ? fingerprintPageCache.heldBytes() : 0);
     }
 
     /** Writes the cached directories and dirty page groups back to keyed state: before a barrier, and at end of input. */

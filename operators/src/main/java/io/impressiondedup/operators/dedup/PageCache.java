@@ -6,6 +6,7 @@ import io.impressiondedup.state.fingerprint.HashMixing;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.function.IntConsumer;
+import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
@@ -29,6 +30,14 @@ import org.apache.flink.util.FlinkRuntimeException;
  * indexed by an open-addressing table of {@code int}s (linear probing, backward-shift deletion): no boxing, no
  * allocation per access.
  *
+ * <p><b>Budget in bytes.</b> The cache holds at most {@code budgetBytes} of heap: each entry weighs its page's heap bytes
+ * (the given weigher: {@code FingerprintPage#heapBytes}, {@code PageGroup#heapBytes}) plus {@value #ENTRY_BYTES} B of
+ * its own slots, re-weighed at each write, and entries are evicted until the total is within the budget. Pages grow
+ * with their buckets' fill, so a count of entries sized for pages on plan would hold several times the budget on a day
+ * over plan; weighed, the cache holds fewer, larger pages, never more bytes. A single page larger than the whole budget
+ * stays alone until the next one comes. The count of entries is bounded too, by the arrays sized for pages on plan
+ * ({@link #bytesPerGroup}, {@link #bytesPerFingerprintPage}).
+ *
  * <p><b>Eviction: CLOCK.</b> A hit sets the entry's reference bit; the hand sweeps the entries, clears set
  * bits and evicts the first entry whose bit is clear. O(1) amortized, one bit per entry, no list to
  * relink on every hit (LRU would cost two pointer writes per access on the hottest path), and close to
@@ -50,6 +59,9 @@ final class PageCache<V> {
     /** The job's default budget on RocksDB (see {@code --page-cache-bytes}). */
     static final long DEFAULT_ROCKSDB_BYTES = 64L << 20;
 
+    /** Heap bytes of an entry's own slots in the cache's arrays and table (key, shard, page reference, weight, flags, slots). */
+    static final int ENTRY_BYTES = 40;
+
     private static final byte OCCUPIED = 1;
     private static final byte REFERENCED = 2;
     private static final byte DIRTY = 4;
@@ -65,6 +77,11 @@ final class PageCache<V> {
     private final Counter dirtyEvictions;
 
     private final int capacity;
+    private final long budgetBytes;
+    private final ToLongFunction<V> weigher;
+    /** Heap bytes of each entry, as last weighed ({@link #ENTRY_BYTES} and its page's). */
+    private final long[] weights;
+    private long heldBytes;
     private final int[] shards;
     private final long[] keys;
     private final V[] groups;
@@ -83,17 +100,23 @@ final class PageCache<V> {
     /**
      * @param state the pages' keyed state
      * @param what what a page is, for messages
+     * @param budgetBytes the most heap bytes held (class comment)
+     * @param weigher a page's heap bytes
      * @param capacity the most pages held ({@link #groupsFor}, {@link #fingerprintPagesFor})
      * @param selectShardKey makes a shard's key the current key of the keyed state backend
      * @param copier the copy of a page, if state keeps the objects it is given (heap backend: then only copies
      *     cross); {@code null} if it serializes them
      */
     @SuppressWarnings("unchecked")
-    PageCache(MapState<Long, V> state, String what, int capacity, IntConsumer selectShardKey, UnaryOperator<V> copier,
-            Counter hits, Counter misses, Counter dirtyEvictions) {
+    PageCache(MapState<Long, V> state, String what, long budgetBytes, ToLongFunction<V> weigher, int capacity, IntConsumer selectShardKey,
+            UnaryOperator<V> copier, Counter hits, Counter misses, Counter dirtyEvictions) {
         checkArgument(capacity > 0, "page cache capacity must be positive, but was %s", capacity);
+        checkArgument(budgetBytes > 0, "page cache budget must be positive, but was %s", budgetBytes);
         this.state = state;
         this.what = what;
+        this.budgetBytes = budgetBytes;
+        this.weigher = weigher;
+        this.weights = new long[capacity];
         this.capacity = capacity;
         this.selectShardKey = selectShardKey;
         this.copier = copier;
@@ -160,6 +183,11 @@ final class PageCache<V> {
         return used - freeCount;
     }
 
+    /** Heap bytes held: the entries' weights, never above the budget but for a single page larger than it. */
+    long heldBytes() {
+        return heldBytes;
+    }
+
     /** The page at {@code key} of {@code shard} (its key current), or {@code null} if there is none. */
     V get(int shard, long key) {
         currentShard = shard;
@@ -177,7 +205,7 @@ final class PageCache<V> {
             throw new FlinkRuntimeException("Cannot read " + what + " " + key + " of shard " + shard, e);
         }
         V group = copier != null && stored != null ? copier.apply(stored) : stored;
-        add(shard, key, group, (byte) 0);
+        trimToBudget(add(shard, key, group, (byte) 0));
         return group;
     }
 
@@ -188,9 +216,13 @@ final class PageCache<V> {
         if (entry >= 0) {
             groups[entry] = group;
             flags[entry] |= DIRTY | REFERENCED;
+            long weight = weightOf(group);
+            heldBytes += weight - weights[entry];
+            weights[entry] = weight;
         } else {
-            add(shard, key, group, DIRTY); // evicted between the read and this write: cached again
+            entry = add(shard, key, group, DIRTY); // evicted between the read and this write: cached again
         }
+        trimToBudget(entry);
     }
 
     /** Writes every dirty group to state under its shard's key; returns how many it wrote. */
@@ -222,8 +254,7 @@ final class PageCache<V> {
                     writeBack(entry, false);
                 }
                 removeFromTable(entry);
-                groups[entry] = null;
-                flags[entry] = 0;
+                release(entry);
                 freeEntries[freeCount++] = entry;
             }
         }
@@ -245,20 +276,28 @@ final class PageCache<V> {
         }
     }
 
-    private void add(int shard, long key, V group, byte dirty) {
+    /** Adds an entry; returns it. */
+    private int add(int shard, long key, V group, byte dirty) {
         int entry = allocate();
         shards[entry] = shard;
         keys[entry] = key;
         groups[entry] = group;
         flags[entry] = (byte) (OCCUPIED | dirty);
+        weights[entry] = weightOf(group);
+        heldBytes += weights[entry];
         int slot = home(shard, key);
         while (table[slot] != 0) {
             slot = (slot + 1) & mask;
         }
         table[slot] = entry + 1;
+        return entry;
     }
 
-    /** A free entry: never used, freed by {@link #forgetShard}, or the CLOCK victim (written back if dirty). */
+    private long weightOf(V group) {
+        return ENTRY_BYTES + (group == null ? 0 : weigher.applyAsLong(group));
+    }
+
+    /** A free entry: never used, freed by {@link #forgetShard} or {@link #trimToBudget}, or the CLOCK victim. */
     private int allocate() {
         if (freeCount > 0) {
             return freeEntries[--freeCount];
@@ -266,9 +305,27 @@ final class PageCache<V> {
         if (used < capacity) {
             return used++;
         }
+        return evict(-1);
+    }
+
+    /** Evicts entries other than {@code kept} (the one just read or written) until the held bytes are within the budget. */
+    private void trimToBudget(int kept) {
+        while (heldBytes > budgetBytes && size() > 1) {
+            freeEntries[freeCount++] = evict(kept);
+        }
+    }
+
+    /**
+     * The CLOCK victim, never {@code kept}: the hand clears reference bits until it meets an entry without one, which it
+     * writes back if dirty and frees; returns it.
+     */
+    private int evict(int kept) {
         while (true) {
             int entry = hand;
-            hand = hand + 1 == capacity ? 0 : hand + 1;
+            hand = hand + 1 == used ? 0 : hand + 1;
+            if ((flags[entry] & OCCUPIED) == 0 || entry == kept) {
+                continue;
+            }
             if ((flags[entry] & REFERENCED) != 0) {
                 flags[entry] &= ~REFERENCED;
                 continue;
@@ -278,10 +335,17 @@ final class PageCache<V> {
                 dirtyEvictions.inc();
             }
             removeFromTable(entry);
-            groups[entry] = null;
-            flags[entry] = 0;
+            release(entry);
             return entry;
         }
+    }
+
+    /** Forgets an entry's page and weight (its table slot is gone already). */
+    private void release(int entry) {
+        heldBytes -= weights[entry];
+        weights[entry] = 0;
+        groups[entry] = null;
+        flags[entry] = 0;
     }
 
     /** Puts an entry's group into state under its shard's key; restores the current shard's key unless {@code batch}. */

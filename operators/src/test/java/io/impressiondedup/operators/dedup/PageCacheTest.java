@@ -90,8 +90,12 @@ class PageCacheTest {
     private final SimpleCounter dirtyEvictions = new SimpleCounter();
 
     private PageCache<PageGroup> cache(int capacity, boolean copies) {
-        return new PageCache<>(state, "page group", capacity, shard -> state.currentKey = shard, copies ? PageGroup::copy : null, hits,
-                misses, dirtyEvictions);
+        return cache(capacity, Long.MAX_VALUE, copies);
+    }
+
+    private PageCache<PageGroup> cache(int capacity, long budgetBytes, boolean copies) {
+        return new PageCache<>(state, "page group", budgetBytes, PageGroup::heapBytes, capacity, shard -> state.currentKey = shard,
+                copies ? PageGroup::copy : null, hits, misses, dirtyEvictions);
     }
 
     private static long address(int page) {
@@ -245,6 +249,34 @@ class PageCacheTest {
         assertThat(stored.find(10, 0)).containsExactly(9L);
         cached.find(10, 0)[0] = 10;
         assertThat(stored.find(10, 0)).as("a later change does not reach the snapshotted object").containsExactly(9L);
+    }
+
+    /**
+     * Pages grow with their buckets: the cache weighs each at every write and evicts until its heap bytes are within the
+     * budget, whatever the count of entries its arrays could hold; what it evicts reaches state.
+     */
+    @Test
+    void theCacheHoldsNoMoreHeapBytesThanItsBudgetAsItsPagesGrow() {
+        long budget = 10_000;
+        PageCache<PageGroup> cache = cache(1_000, budget, false);
+        onShard(0);
+        for (int page = 0; page < 200; page++) {
+            PageGroup group = groupWith(1, page);
+            cache.put(0, address(page), group);
+            group.put(2, 0, new long[page % 50]); // grows in place, as a page of a filling bucket does
+            cache.put(0, address(page), group);
+            assertThat(cache.heldBytes()).as("after page %s", page).isLessThanOrEqualTo(budget);
+        }
+        assertThat(cache.size()).as("far fewer than the arrays hold").isLessThan(100);
+        assertThat(dirtyEvictions.getCount()).isPositive();
+        cache.flush();
+        for (int page = 0; page < 200; page++) {
+            assertThat(state.byKey.get(0).get(address(page)).find(2, 0)).as("page %s reached state", page).hasSize(page % 50);
+        }
+        PageGroup huge = groupWith(3, 1);
+        huge.put(4, 0, new long[2_000]);
+        cache.put(0, address(999), huge);
+        assertThat(cache.size()).as("a page larger than the budget stays alone").isEqualTo(1);
     }
 
     @Test

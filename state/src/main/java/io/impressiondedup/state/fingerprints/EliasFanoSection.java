@@ -110,7 +110,7 @@ public final class EliasFanoSection {
         long streamBits = streamBits(count, lowBits, highBits);
         checkArgument(words.length == wordsFor(streamBits), "a stream of %s bits takes %s words, but had %s", streamBits,
                 wordsFor(streamBits), words.length);
-        checkArgument(lowBits == 0 || (highBits - count) >>> (63 - lowBits) == 0,
+        checkArgument(lowBits == 0 || ((long) highBits - count) >>> (63 - lowBits) == 0, // a long shift: the distance exceeds 31
                 "the largest value's high part %s does not fit 63 bits beside %s low bits", highBits - count, lowBits);
         int tail = (int) (streamBits & 63);
         checkArgument(tail == 0 || words[words.length - 1] >>> tail == 0, "bits after the end of the stream are not zero");

@@ -76,6 +76,30 @@ class FingerprintPageSerializerTest {
         assertThat(read[0].count(-1) + read[1].count(-1)).isEqualTo(held[0]);
     }
 
+    /**
+     * A section of a band far over plan: 3,200 values over 2^33 (band 6 of a page holding 100 values a bucket on plan)
+     * has 21 low bits and high parts up to about 4,100. Its stream reads back: the check that the largest high part fits
+     * beside the low bits shifts a long by 42 (an int shift by 42 is one by 10, which refused such a state at restore).
+     */
+    @Test
+    void aSectionOfAGrowthBandWithHighPartsOfThousandsReadsBack() throws IOException {
+        long range = 1L << 33;
+        long[] values = new long[3_200];
+        java.util.Random random = new java.util.Random(9);
+        java.util.TreeSet<Long> distinct = new java.util.TreeSet<>();
+        while (distinct.size() < values.length) {
+            distinct.add(Math.floorMod(random.nextLong(), range));
+        }
+        int i = 0;
+        for (long v : distinct) {
+            values[i++] = v;
+        }
+        FingerprintPage page = new FingerprintPage();
+        page.putSection(7, 6, EliasFanoSection.of(range, values));
+        assertThat(page.lowBitsAt(0)).isEqualTo(21);
+        assertThat(read(bytes(page))).isEqualTo(page);
+    }
+
     @Test
     void anOverflowSectionRoundTripsBesideTheBands() throws IOException {
         FingerprintStoreSizing sizing = new FingerprintStoreSizing(100, 0.01, 3, 1);
