@@ -4,6 +4,7 @@ import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import java.util.ArrayList;
@@ -37,10 +38,12 @@ final class DedupHarness implements AutoCloseable {
     final KeyedOneInputStreamOperatorTestHarness<Integer, Impression, Impression> harness;
     final DedupSettings settings;
     final ShardKeySelector keySelector;
+    private final Backend backendType;
     private final KeyedInterceptingMetricGroup metrics;
 
     private DedupHarness(DedupSettings settings, Backend backend, int parallelism, int subtask) throws Exception {
         this.settings = settings;
+        this.backendType = backend;
         this.keySelector = new ShardKeySelector(settings.plan().shards(), MAX_PARALLELISM);
         this.metrics = new KeyedInterceptingMetricGroup();
         InterceptingOperatorMetricGroup operatorGroup = metrics;
@@ -265,6 +268,64 @@ final class DedupHarness implements AutoCloseable {
         MapState<Long, PageGroup> groups = backend().getPartitionedState(
                 VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pages());
         groups.putAll(pages);
+    }
+
+    /** Every shard's stored directory, by shard (a snapshot writes the cached ones to state). */
+    Map<Integer, BucketFilters> storedDirectories() throws Exception {
+        ShardKeys keys = keySelector.shardKeys();
+        Map<Integer, BucketFilters> directories = new java.util.TreeMap<>();
+        for (int key : shardKeysWithState()) {
+            directories.put(keys.shardOf(key), storedDirectory(key));
+        }
+        return directories;
+    }
+
+    /**
+     * This harness's state (a snapshot taken) reshaped to {@code after}'s shard count as {@code dedup-tools reshape} does it
+     * ({@link ShardReshape}: directories planned, Bloom page groups copied to the children, fingerprint pages moved, pages
+     * meeting at one key put together as the tool's writer does), written into a fresh operator under {@code after} and
+     * snapshotted with {@code latenessWatermark}, the watermark the tool keeps from the savepoint.
+     */
+    OperatorSubtaskState reshaped(DedupSettings after, long latenessWatermark) throws Exception {
+        ShardKeys keysBefore = keySelector.shardKeys();
+        ShardReshape plan = ShardReshape.plan(settings.plan().shards(), after.plan().shards(), storedDirectories());
+        Map<Integer, Map<Long, PageGroup>> newGroups = new java.util.HashMap<>();
+        Map<Integer, Map<Long, FingerprintPage>> newPages = new java.util.HashMap<>();
+        for (int key : shardKeysWithState()) {
+            int shard = keysBefore.shardOf(key);
+            for (Map.Entry<Long, PageGroup> group : storedPages(key).entrySet()) {
+                for (int child : plan.childrenOf(shard)) {
+                    if (newGroups.computeIfAbsent(child, s -> new java.util.HashMap<>()).put(group.getKey(), group.getValue()) != null) {
+                        throw new AssertionError("a page group moved twice to shard " + child);
+                    }
+                }
+            }
+            for (Map.Entry<Long, FingerprintPage> page : storedFingerprintPages(key).entrySet()) {
+                plan.moveFingerprintPage(shard, page.getKey(), page.getValue(), (to, newKey, moved) -> {
+                    FingerprintPage there = newPages.computeIfAbsent(to, s -> new java.util.HashMap<>()).get(newKey);
+                    if (there == null) {
+                        newPages.get(to).put(newKey, moved.copy());
+                        return;
+                    }
+                    for (int i = 0; i < moved.sectionCount(); i++) {
+                        if (there.section(moved.bucketAt(i), moved.bandAt(i)) != null) {
+                            throw new AssertionError("a section moved twice: bucket " + moved.bucketAt(i) + " band " + moved.bandAt(i));
+                        }
+                        there.putSection(moved.bucketAt(i), moved.bandAt(i), moved.sectionAt(i));
+                    }
+                });
+            }
+        }
+        ShardKeys keysAfter = new ShardKeys(after.plan().shards(), MAX_PARALLELISM);
+        try (DedupHarness written = DedupHarness.open(after, backendType)) {
+            for (Map.Entry<Integer, BucketFilters> directory : plan.directories().entrySet()) {
+                int shard = directory.getKey();
+                written.writeShardState(keysAfter.keyOf(shard), directory.getValue(), newGroups.getOrDefault(shard, Map.of()),
+                        newPages.getOrDefault(shard, Map.of()));
+            }
+            written.watermark(latenessWatermark);
+            return written.snapshot(1);
+        }
     }
 
     @Override

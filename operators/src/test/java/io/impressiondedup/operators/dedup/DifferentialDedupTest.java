@@ -303,7 +303,7 @@ class DifferentialDedupTest {
                 if (first.plan().stateFormat() == StateFormat.BLOOM) {
                     downsRefused += assertEveryWayDownIsRefused(h, settings);
                 }
-                state = reshaped(h, settings, withShards(first, shardCounts.get(step + 1)), backend, lastWatermark);
+                state = h.reshaped(withShards(first, shardCounts.get(step + 1)), lastWatermark);
             }
             lockstep.reshape(withShards(first, shardCounts.get(step + 1)).plan());
         }
@@ -317,64 +317,10 @@ class DifferentialDedupTest {
     /** Each way to half the shards of the state in {@code h} is refused naming a Bloom bucket, before anything is written. */
     private static long assertEveryWayDownIsRefused(DedupHarness h, DedupSettings settings) throws Exception {
         int shards = settings.plan().shards();
-        assertThatThrownBy(() -> ShardReshape.plan(shards, shards / 2, storedDirectories(h, settings)))
+        assertThatThrownBy(() -> ShardReshape.plan(shards, shards / 2, h.storedDirectories()))
                 .isInstanceOf(ReshapeRefusedException.class).hasMessageContaining("is in the bloom format")
                 .hasMessageContaining("--state-format fingerprints").hasMessageContaining("Nothing was written");
         return 1;
-    }
-
-    private static Map<Integer, BucketFilters> storedDirectories(DedupHarness h, DedupSettings settings) throws Exception {
-        ShardKeys keys = new ShardKeys(settings.plan().shards(), DedupHarness.MAX_PARALLELISM);
-        Map<Integer, BucketFilters> directories = new TreeMap<>();
-        for (int key : h.shardKeysWithState()) {
-            directories.put(keys.shardOf(key), h.storedDirectory(key));
-        }
-        return directories;
-    }
-
-    /**
-     * The state in {@code h} (snapshot taken), reshaped from {@code before}'s shard count to {@code after}'s as the tool does
-     * ({@link ShardReshape}: directories planned, Bloom page groups copied to the children, fingerprint pages moved, pages
-     * meeting at one key put together), written into a fresh operator and snapshotted with the lateness watermark the tool
-     * keeps from the savepoint.
-     */
-    private static OperatorSubtaskState reshaped(DedupHarness h, DedupSettings before, DedupSettings after, Backend backend,
-            long lastWatermark) throws Exception {
-        ShardKeys keysBefore = new ShardKeys(before.plan().shards(), DedupHarness.MAX_PARALLELISM);
-        ShardReshape plan = ShardReshape.plan(before.plan().shards(), after.plan().shards(), storedDirectories(h, before));
-        Map<Integer, Map<Long, PageGroup>> newGroups = new HashMap<>();
-        Map<Integer, Map<Long, FingerprintPage>> newPages = new HashMap<>();
-        for (int key : h.shardKeysWithState()) {
-            int shard = keysBefore.shardOf(key);
-            for (Map.Entry<Long, PageGroup> group : h.storedPages(key).entrySet()) {
-                for (int child : plan.childrenOf(shard)) {
-                    assertThat(newGroups.computeIfAbsent(child, s -> new HashMap<>()).put(group.getKey(), group.getValue())).isNull();
-                }
-            }
-            for (Map.Entry<Long, FingerprintPage> page : h.storedFingerprintPages(key).entrySet()) {
-                plan.moveFingerprintPage(shard, page.getKey(), page.getValue(), (to, newKey, moved) -> {
-                    FingerprintPage there = newPages.computeIfAbsent(to, s -> new HashMap<>()).get(newKey);
-                    if (there == null) {
-                        newPages.get(to).put(newKey, moved.copy());
-                        return;
-                    }
-                    for (int i = 0; i < moved.sectionCount(); i++) { // as the tool's writer puts pages at one key together
-                        assertThat(there.section(moved.bucketAt(i), moved.bandAt(i))).as("a section moved twice").isNull();
-                        there.putSection(moved.bucketAt(i), moved.bandAt(i), moved.sectionAt(i));
-                    }
-                });
-            }
-        }
-        ShardKeys keysAfter = new ShardKeys(after.plan().shards(), DedupHarness.MAX_PARALLELISM);
-        try (DedupHarness written = DedupHarness.open(after, backend)) {
-            for (Map.Entry<Integer, BucketFilters> directory : plan.directories().entrySet()) {
-                int shard = directory.getKey();
-                written.writeShardState(keysAfter.keyOf(shard), directory.getValue(), newGroups.getOrDefault(shard, Map.of()),
-                        newPages.getOrDefault(shard, Map.of()));
-            }
-            written.watermark(lastWatermark);
-            return written.snapshot(1);
-        }
     }
 
     /** {@code settings} with {@code shards} shards. */

@@ -50,6 +50,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>{@code v5}: bucket directory format v3 (a format tag per bucket) and every bucket in the fingerprint format
  * ({@code --state-format fingerprints}: sections in the {@code fingerprint-pages} state, none in the Bloom page groups);
  * otherwise as {@code v4}.
+ *
+ * <p>{@code v6}: bucket directory format v4 (fingerprint buckets in parts, each with its own sizing, cell and counts),
+ * written at 128 shards and reshaped to 64 as {@code dedup-tools reshape} does: every bucket in two parts, their pages
+ * at page keys {@code (2 P, j P + p)}; otherwise as {@code v5}.
  */
 class GoldenSavepointTest {
 
@@ -148,6 +152,67 @@ class GoldenSavepointTest {
             feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
             assertDecidedAsTheExactReference(h);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV6SavepointRestoresItsBucketsInPartsAndDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v6", backend));
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.FINGERPRINTS, 64), backend,
+                1, 0, savepoint)) {
+            assertThat(restoredCellCounts(h)).as("every part a half of its shard").containsExactly(2);
+            assertThat(maxPartsPerBucket(h)).as("buckets both halves held").isEqualTo(2);
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+        }
+    }
+
+    /** Reshaped back to 128 shards, each part goes back to the one shard that holds it: the reference's decisions still. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theV6SavepointReshapedBackTo128ShardsDecidesAsTheExactReference(Backend backend) throws Exception {
+        OperatorSubtaskState savepoint = OperatorSnapshotUtil.readStateHandle(fixture("v6", backend));
+        OperatorSubtaskState reshaped;
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.FINGERPRINTS, 64), backend,
+                1, 0, savepoint)) {
+            h.snapshot(1);
+            reshaped = h.reshaped(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.FINGERPRINTS), lastWatermarkBefore());
+        }
+        try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), StateFormat.FINGERPRINTS), backend,
+                1, 0, reshaped)) {
+            assertThat(restoredCellCounts(h)).as("every part its whole shard after the way back").containsExactly(1);
+            assertThat(maxPartsPerBucket(h)).isEqualTo(1);
+            feed(h, GoldenStream.keyed(GoldenStream.AFTER, GoldenStream.SECRET));
+            assertDecidedAsTheExactReference(h);
+        }
+    }
+
+    private static long lastWatermarkBefore() {
+        return GoldenStream.BEFORE.stream().filter(Long.class::isInstance).mapToLong(Long.class::cast).max().orElseThrow();
+    }
+
+    /** The cell counts of the parts of the restored buckets of every shard of {@code h}, each once. */
+    private static Set<Integer> restoredCellCounts(DedupHarness h) throws Exception {
+        Set<Integer> cells = new java.util.TreeSet<>();
+        for (BucketFilters directory : h.storedDirectories().values()) {
+            for (int i = 0; i < directory.size(); i++) {
+                for (var part : ((io.impressiondedup.state.fingerprints.FingerprintBucket) directory.filterAt(i)).parts()) {
+                    cells.add(part.cellCount());
+                }
+            }
+        }
+        return cells;
+    }
+
+    /** The most parts a restored bucket of {@code h} has. */
+    private static int maxPartsPerBucket(DedupHarness h) throws Exception {
+        int most = 0;
+        for (BucketFilters directory : h.storedDirectories().values()) {
+            for (int i = 0; i < directory.size(); i++) {
+                most = Math.max(most, ((io.impressiondedup.state.fingerprints.FingerprintBucket) directory.filterAt(i)).parts().size());
+            }
+        }
+        return most;
     }
 
     /** The formats of the restored buckets of every shard of {@code h}, each once. */
@@ -323,7 +388,8 @@ class GoldenSavepointTest {
 
     /**
      * Writes the fixtures of the current release, with {@link GoldenStream#SECRET}: {@code mvn -pl operators -am verify
-     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v5} (v1 was written without one; from v5 on in the fingerprint format).
+     * -Dtest=GoldenSavepointTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.write=v6} (v1 was written without one; from v5 on in
+     * the fingerprint format; from v6 on reshaped from 128 to 64 shards).
      */
     @Test
     @EnabledIfSystemProperty(named = "golden.write", matches = "v\\d+")
@@ -336,10 +402,13 @@ class GoldenSavepointTest {
             StateFormat format = Integer.parseInt(version.substring(1)) >= 5 ? StateFormat.FINGERPRINTS : StateFormat.BLOOM;
             try (DedupHarness h = DedupHarness.open(GoldenStream.settings(GoldenStream.SECRET.checkValue(), format), backend)) {
                 feed(h, GoldenStream.keyed(GoldenStream.BEFORE, GoldenStream.SECRET));
-                h.harness.prepareSnapshotPreBarrier(1);
-                OperatorSubtaskState savepoint = h.harness
-                        .snapshotWithLocalState(1, 1, SavepointType.savepoint(SavepointFormatType.CANONICAL))
-                        .getJobManagerOwnedState();
+                OperatorSubtaskState savepoint = savepointOf(h);
+                if (Integer.parseInt(version.substring(1)) >= 6) {
+                    DedupSettings merged = GoldenStream.settings(GoldenStream.SECRET.checkValue(), format, 64);
+                    try (DedupHarness reshaped = DedupHarness.open(merged, backend, 1, 0, h.reshaped(merged, lastWatermarkBefore()))) {
+                        savepoint = savepointOf(reshaped);
+                    }
+                }
                 OperatorSnapshotUtil.writeStateHandle(savepoint, file.getPath());
             }
         }

@@ -65,6 +65,19 @@ final class GoldenStream {
         return settings(fingerprintCheck, KEY, false, format);
     }
 
+    /** {@link #settings(long, StateFormat)} with {@code shards} shards: the fixtures from {@code v6} on are reshaped to 64. */
+    static DedupSettings settings(long fingerprintCheck, StateFormat format, int shards) {
+        DedupSettings settings = settings(fingerprintCheck, format);
+        DedupPlan plan = settings.plan();
+        return DedupSettings.builder()
+                .plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(shards).fpp(plan.fpp()).pageBytes(plan.pageBytes())
+                        .fingerprintScheme(plan.fingerprintScheme()).stateFormat(format).build())
+                .emitDuplicates(true)
+                .fingerprintCheck(fingerprintCheck)
+                .dedupKey(KEY)
+                .build();
+    }
+
     private static DedupSettings settings(long fingerprintCheck, String dedupKey, boolean allowDedupKeyChange, StateFormat format) {
         // With a secret the job creates filters that hash ad ids with its key; the v2 and v3 fixtures predate that, so
         // restoring them is the upgrade: their filters stay unkeyed, buckets created after the restore are keyed.
