@@ -22,15 +22,16 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@code dedup-tools reshape} as an operator would use it when traffic outgrows the shard count: the job
- * runs on the real 2.2.1 standalone cluster with the default 128 shards and is stopped with a savepoint;
- * the tools (Flink 2.3, their own JVM) rewrite it for 256 shards; the job resumes from the rewritten
- * savepoint with {@code --shards 256} and twice the capacity (no rewrite needed for that) while the rest
- * of the stream arrives, holding re-sent copies of impressions from before the reshape, with old and new
- * timestamps, and impressions hours late. Against the exact reference: no copy passes, nothing is lost
- * or written twice, and the false positives stay within {@link FalsePositiveLimit} (computed for the first plan,
- * 128 shards: the same capacity per shard, and fuller filters than after the reshape, so an upper bound). (The original savepoint cannot be resumed with 256 shards: the operator refuses
- * it, see {@code DedupOperatorTest.restoringWithAnotherShardCountFailsNamingBothCounts}.)
+ * {@code dedup-tools reshape} as an operator would chain it: the job runs on the real 2.2.1 standalone cluster with the
+ * default 128 shards in the fingerprint format and is stopped with a savepoint; the tools (Flink 2.3, their own JVM)
+ * rewrite it for 64 shards (a quiet week), that for 128 again (Monday), and that for 256 (traffic outgrows the count);
+ * the job resumes from the last with {@code --shards 256} and twice the capacity (no rewrite needed for that) while the
+ * rest of the stream arrives, holding re-sent copies of impressions from before the reshapes, with old and new
+ * timestamps, and impressions hours late. Against the exact reference: no copy passes, nothing is lost or written
+ * twice, and the false positives stay within {@link FalsePositiveLimit} (computed for the first plan, 128 shards: the
+ * same capacity per shard, and fuller buckets than after the reshapes, so an upper bound). (The original savepoint
+ * cannot be resumed with 256 shards: the operator refuses it, see {@code
+ * DedupOperatorTest.restoringWithAnotherShardCountFailsNamingBothCounts}.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(SharedCluster.class)
@@ -53,7 +54,7 @@ class ReshapeIT {
     }
 
     @Test
-    void aSavepointReshapedFrom128To256ShardsRestoresAndDropsEveryCopyOfWhatCameBefore() throws Exception {
+    void aSavepointReshapedFrom128To64To128To256ShardsRestoresAndDropsEveryCopyOfWhatCameBefore() throws Exception {
         long started = System.nanoTime();
         KafkaTopics.create(bootstrap, Map.of(INPUT, 4, OUTPUT, 4, DEAD_LETTERS, 1), Map.of());
         Path runDir = cluster.runDir();
@@ -63,7 +64,7 @@ class ReshapeIT {
         List<String> jobArgs = List.of("--bootstrap-servers", bootstrap, "--input-topic", INPUT,
                 "--output-topic", OUTPUT, "--dlq-topic", DEAD_LETTERS, "--capacity", "20000",
                 "--fpp", Double.toString(FPP), "--checkpoint-interval", "2s", "--starting-offsets", "earliest",
-                "--group-id", GROUP, "--transactional-id-prefix", "reshape-it");
+                "--group-id", GROUP, "--transactional-id-prefix", "reshape-it", "--state-format", "fingerprints");
         List<String> reshapedArgs = new ArrayList<>(jobArgs);
         reshapedArgs.addAll(List.of("--shards", "256", "--capacity", "40000")); // the last --capacity wins
 
@@ -74,11 +75,17 @@ class ReshapeIT {
             awaitAllInputCommitted();
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
-            String reshaped = runDir.resolve("reshaped-256").toUri().toString();
-            DedupToolsProcess.Result result = DedupToolsProcess.run(runDir, "reshape", "--savepoint", savepoint, "--output", reshaped,
-                    "--shards", "256", "--parallelism", "2").succeeded();
-            System.out.print(result.stdout());
-            assertThat(result.stdout()).contains("from 128 to 256 shards");
+            String reshaped = savepoint;
+            int from = 128;
+            for (int shards : new int[] {64, 128, 256}) {
+                String output = runDir.resolve("reshaped-" + from + "-" + shards).toUri().toString();
+                DedupToolsProcess.Result result = DedupToolsProcess.run(runDir, "reshape", "--savepoint", reshaped, "--output", output,
+                        "--shards", Integer.toString(shards), "--parallelism", "2").succeeded();
+                System.out.print(result.stdout());
+                assertThat(result.stdout()).contains("from " + from + " to " + shards + " shards");
+                reshaped = output;
+                from = shards;
+            }
 
             ClusterIT.produce(generator, RECORDS - RECORDS / 2, input, truth); // copies of the first half, late ones among them
             String second = cluster.submit(2, reshaped, reshapedArgs);
