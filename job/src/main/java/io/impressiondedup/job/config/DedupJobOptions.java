@@ -211,8 +211,13 @@ public final class DedupJobOptions {
             .defaultValue(false)
             .withDescription("Restore state written under a shorter --retention. The buckets the shorter retention already dropped"
                     + " are gone: until the watermark has moved past them, a copy further apart than the old retention, of an"
-                    + " impression in one of them, passes once (the old retention's guarantee holds throughout). Without this"
-                    + " option such a restore fails."));
+                    + " impression in one of them, passes once (the old retention's guarantee holds throughout). It also costs FPP:"
+                    + " the restored buckets keep their share of --fpp (1/N_old each) while a lookup consults up to N_new > N_old"
+                    + " buckets, so a lookup meeting k restored and N_new - k new ones is dropped falsely with probability up to"
+                    + " (k/N_old + (N_new - k)/N_new) x --fpp until the restored buckets expire: from 2d to 3d with the defaults,"
+                    + " 5/5 + 2/7 = 1.29x --fpp for at most 2 days of event time, then 0.057x less with each day, --fpp again after"
+                    + " at most 6 days (the job logs the figure for its options at restore). Without this option such a restore"
+                    + " fails."));
     public static final ConfigOption<InputFormat> INPUT_FORMAT = declare(ConfigOptions.key("input-format").enumType(InputFormat.class)
             .defaultValue(InputFormat.JSON)
             .withDescription("How the input's values are encoded: json (one object per value) or avro (one record per value in"
