@@ -17,8 +17,9 @@ import java.util.function.LongToDoubleFunction;
  * {@code plan} command prints it for both formats side by side ({@link CapacityReport}).
  *
  * <p><b>Why it matters.</b> Both formats keep the promise: a fresh key is dropped with probability at most p however
- * full the buckets it consults are. Below plan they differ. A Bloom filter's FPP falls as a power of its fill (about
- * {@code fill^k}, k the probes), a fingerprint bucket's only linearly ({@code c / U}), so a format sized to the same p
+ * full the buckets it consults are. Below plan they differ. A Bloom filter's FPP falls as a steep power of its fill
+ * ({@code fill^k} for a classic filter of k probes), a fingerprint bucket's only linearly ({@code c / U}), so a format
+ * sized to the same p
  * drops very different numbers of genuine impressions on an ordinary day under plan; for billing each one is an
  * impression not paid for.
  *
@@ -56,11 +57,13 @@ import java.util.function.LongToDoubleFunction;
  * fingerprint term alone. Delayed clients shift a few keys to buckets further filled, which this steady state does not
  * count; the worst case, every consulted bucket full, stays bounded by p.
  *
- * <p><b>Why the formats part below plan.</b> Write {@code F(x) = x / n0 0.9 p / L} for fingerprints below n0
- * (band 0's budget, {@link FingerprintStoreSizing}) and roughly {@code (x / n0)^k p / (2L)} for Bloom (layer 0 sized for
- * half the budget). Then {@code sum_(j<n) F(j)} is {@code n F(n) / 2} for fingerprints and {@code n F(n) / (k + 1)}
- * for Bloom: fingerprints drop {@code (R/B + 1/2) s n F(n)} a bucket, linear in f times f; Bloom {@code (R/B + 1/(k+1))
- * s n F(n)}, a power k + 1 of f.
+ * <p><b>Why the formats part below plan.</b> For fingerprints below n0 {@code F(x) = x / n0 0.9 p / L} (band 0's
+ * budget, {@link FingerprintStoreSizing}), so {@code sum_(j<n) F(j) = n F(n) / 2} and a bucket drops {@code (R/B +
+ * 1/2) s n F(n)}: n and F(n) both linear in f, the drops grow as {@code f^2}. For a classic Bloom filter {@code F(x)}
+ * is about {@code (x / n0)^k p / (2L)} (layer 0 sized for half the budget), the sum {@code n F(n) / (k + 1)}, and the
+ * drops grow as {@code f^(k+1)}; the blocked layout's Poisson loads per block flatten that power (some blocks are
+ * fuller than the mean), which {@link io.impressiondedup.state.bloom.BloomSizing#blockedFpp} counts exactly: in the
+ * example below, from half the plan to the plan, 4 times the drops for fingerprints and 371 times for Bloom.
  *
  * <p><b>State per impression</b> ({@link #bytesPerImpression}): the bytes one shard-bucket holds at fill f over its n
  * impressions, without page keys or section headers (as {@link CapacityReport#bitsPerImpression()} counts them).
