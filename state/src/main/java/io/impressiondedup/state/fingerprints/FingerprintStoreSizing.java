@@ -203,7 +203,13 @@ public final class FingerprintStoreSizing implements ValueRanges {
 
     /** Entries the bands hold at most: the last band's end, {@code 2^maxBand n0}. */
     private long lastBandEnd() {
-        return capacityPerShard << maxBand();
+        return bandEnd(maxBand());
+    }
+
+    /** Entries a shard-bucket holds when band {@code band} is full: {@code 2^band n0} (band 0 holds n0, band i {@code 2^(i-1) n0}). */
+    public long bandEnd(int band) {
+        checkArgument(band >= 0 && band <= maxBand(), "band must be in [0, %s], but was %s", maxBand(), band);
+        return capacityPerShard << band;
     }
 
     /** Bits per entry of band {@code band} full: {@code log2(P U / e) + 2} (class comment). */

@@ -5,9 +5,11 @@ import static org.apache.flink.util.Preconditions.checkArgument;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.LongToDoubleFunction;
 
@@ -33,8 +35,11 @@ import java.util.function.LongToDoubleFunction;
  * ScalableBloomFilter#filledTo}, each bucket with its share of the shard state cap: the {@link
  * DedupPlan#liveBuckets()} - 1 buckets that hold data most of the day share {@link
  * DedupPlan#shardGrowthAllowanceBytes()} equally, as {@link CapacityReport#overPlanWithinCap} counts it), its
- * compound FPP at each fill on the way ({@link ScalableBloomFilter#estimatedFppAfter}); fingerprints: {@link
- * FingerprintStoreSizing#bucketFpp}, {@code sum_i N_i / (P U_i)} over the bands.
+ * compound FPP at each fill on the way ({@link ScalableBloomFilter#estimatedFppAfter}); fingerprints: the bucket's
+ * part filled band by band the same way ({@link FingerprintPart#filledTo}, under its share of {@link
+ * FingerprintStoreSizing#shardGrowthAllowanceBytes}; past it the overflow band), {@link FingerprintStoreSizing#bucketFpp}
+ * at each fill, {@code sum_i N_i / (P U_i)} over the bands and the overflow. Past either format's cap the forecast
+ * counts every fresh key as inserted, where a filter that drops many inserts fewer: there it errs high.
  *
  * <p><b>The expected drops.</b> Traffic is steady: every bucket receives fC unique impressions spread evenly over its
  * time, in event-time order (the watermark follows the newest records). A fresh key at event time t, a fraction u into
@@ -68,7 +73,7 @@ import java.util.function.LongToDoubleFunction;
  * <p><b>State per impression</b> ({@link #bytesPerImpression}): the bytes one shard-bucket holds at fill f over its n
  * impressions, without page keys or section headers (as {@link CapacityReport#bitsPerImpression()} counts them).
  * Bloom: the bits of the layers present ({@link ScalableBloomFilter#bytes()}), fixed per layer, so the bytes per
- * impression grow as 1/f below plan; fingerprints: {@link FingerprintStoreSizing#expectedBits}, about {@code
+ * impression grow as 1/f below plan; fingerprints: {@link FingerprintStoreSizing#expectedBits} of the part, about {@code
  * log2(U_0 P / n) + 2} bits per entry, one bit more per halving of f. {@link #fingerprintFppAtBloomBytes} solves for
  * the FPP p' at which the fingerprint store takes, at plan, the bytes per impression a Bloom filter takes at p.
  *
@@ -129,7 +134,13 @@ public final class StateFormatForecast {
         if (held == 0) {
             return Double.NaN;
         }
-        double bytes = format == StateFormat.FINGERPRINTS ? fingerprintSizing.expectedBits(held, 0) / Byte.SIZE : bloomFilledTo(held).bytes();
+        double bytes;
+        if (format == StateFormat.FINGERPRINTS) {
+            FingerprintPart part = fingerprintsFilledTo(held);
+            bytes = fingerprintSizing.expectedBits(part.inserted(), part.overflowed()) / Byte.SIZE;
+        } else {
+            bytes = bloomFilledTo(held).bytes();
+        }
         return bytes / held;
     }
 
@@ -142,8 +153,11 @@ public final class StateFormatForecast {
         LongToDoubleFunction chance;
         long[] segments;
         if (format == StateFormat.FINGERPRINTS) {
-            chance = fingerprintSizing::bucketFpp;
-            segments = fingerprintSizing.bandFills(held);
+            FingerprintPart part = fingerprintsFilledTo(held);
+            chance = part::estimatedFppAfter;
+            long[] bands = fingerprintSizing.bandFills(part.inserted());
+            segments = Arrays.copyOf(bands, bands.length + 1);
+            segments[bands.length] = part.overflowed();
         } else {
             ScalableBloomFilter filter = bloomFilledTo(held);
             chance = filter::estimatedFppAfter;
@@ -161,14 +175,24 @@ public final class StateFormatForecast {
 
     /** F(x) of the class comment: the chance a fresh key matches one shard-bucket holding {@code held} entries. */
     public double bucketFpp(long held) {
-        return format == StateFormat.FINGERPRINTS ? fingerprintSizing.bucketFpp(held) : bloomFilledTo(held).estimatedFpp();
+        return format == StateFormat.FINGERPRINTS ? fingerprintsFilledTo(held).estimatedFpp() : bloomFilledTo(held).estimatedFpp();
+    }
+
+    /** The buckets that hold data most of the day, which share a shard's growth allowance: {@link DedupPlan#liveBuckets()} - 1. */
+    private long bucketsHoldingData() {
+        return Math.max(1, plan.liveBuckets() - 1);
     }
 
     /** A shard-bucket's Bloom filter of this plan after {@code held} inserts, with its share of the shard state cap. */
     private ScalableBloomFilter bloomFilledTo(long held) {
-        long bucketsHoldingData = Math.max(1, plan.liveBuckets() - 1);
         return ScalableBloomFilter.filledTo(plan.fingerprintScheme(), plan.capacityPerShard(), plan.bucketFpp(),
-                plan.blocksPerPage(), held, Math.max(0, plan.shardGrowthAllowanceBytes()) / bucketsHoldingData);
+                plan.blocksPerPage(), held, Math.max(0, plan.shardGrowthAllowanceBytes()) / bucketsHoldingData());
+    }
+
+    /** A shard-bucket's fingerprints of this plan after {@code held} inserts, with its share of the shard state cap. */
+    private FingerprintPart fingerprintsFilledTo(long held) {
+        long allowance = fingerprintSizing.shardGrowthAllowanceBytes(plan.shardStateCap(), plan.liveBuckets());
+        return FingerprintPart.filledTo(plan.fingerprintScheme(), fingerprintSizing, held, Math.max(0, allowance) / bucketsHoldingData());
     }
 
     /**

@@ -86,6 +86,18 @@ class StateFormatForecastTest {
     }
 
     @Test
+    void pastTheShardStateCapTheFingerprintsOverflowAndDropMore() {
+        DedupPlan capped = DedupPlan.builder().capacityPerBucket(128 * 40_000).shards(128).shardStateCap(2).stateFormat(StateFormat.FINGERPRINTS)
+                .build();
+        StateFormatForecast cappedForecast = new StateFormatForecast(capped, StateFormat.FINGERPRINTS);
+        StateFormatForecast grown = new StateFormatForecast(LARGE, StateFormat.FINGERPRINTS);
+        assertThat(cappedForecast.bucketFpp(cappedForecast.heldPerShard(2.0))).as("band 1 cannot open: overflow")
+                .isGreaterThan(capped.bucketFpp());
+        assertThat(cappedForecast.droppedPerBucket(2.0)).isGreaterThan(10 * grown.droppedPerBucket(2.0));
+        assertThat(cappedForecast.droppedPerBucket(1.0)).isEqualTo(grown.droppedPerBucket(1.0));
+    }
+
+    @Test
     void belowPlanABloomFilterDropsFarFewerThanFingerprintsAtTheSameFpp() {
         StateFormatForecast bloom = new StateFormatForecast(LARGE, StateFormat.BLOOM);
         StateFormatForecast fingerprints = new StateFormatForecast(LARGE, StateFormat.FINGERPRINTS);
