@@ -12,7 +12,8 @@ import java.io.PrintStream;
 import org.apache.flink.configuration.Configuration;
 
 /**
- * The {@code plan} command: prints the {@link CapacityReport} of a planned deployment, from the same
+ * The {@code plan} command: prints the {@link CapacityReport} of a planned deployment (ending with both state formats
+ * side by side, {@link io.impressiondedup.state.plan.StateFormatForecast}), from the same
  * options the job takes ({@link DedupJobOptions#PLAN}: {@code --capacity}, {@code --fpp}, ...), turned
  * into a plan by the same function the job uses ({@link PlanOptions#plan}), so the report is the
  * plan the job will run.
@@ -32,7 +33,8 @@ public final class PlanCommand {
         try {
             if (OptionSources.helpRequested(args)) {
                 out.print(OptionSources.help(USAGE, "Prints the Bloom filter sizing, memory, checkpoint size and truncation collisions of a"
-                        + " planned deployment, next to the state exact dedup would need.", DedupJobOptions.PLAN, false));
+                        + " planned deployment, next to the state exact dedup would need, and both state formats side by side: state per"
+                        + " impression and genuine impressions dropped per day at 50%, 80%, 100% and 200% of plan.", DedupJobOptions.PLAN, false));
                 return 0;
             }
             Configuration options = options(args);

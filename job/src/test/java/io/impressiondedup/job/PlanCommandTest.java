@@ -49,6 +49,24 @@ class PlanCommandTest {
         assertThat(err()).isEmpty();
     }
 
+    /** Both state formats side by side, the Bloom format's bytes bought by fingerprints at 5e-6. */
+    @Test
+    void printsBothStateFormatsSideBySideBelowAtAndOverPlan() {
+        assertThat(run("--capacity", "2000000000", "--fpp", "0.001", "--state-format", "fingerprints")).isZero();
+
+        assertThat(out())
+                .contains("  traffic of the day against --capacity                         50%          80%         100%         200%\n")
+                .contains("  --state-format bloom --fpp 0.001\n"
+                        + "    state per live impression, bytes                           5.51         3.45         2.76         4.41\n"
+                        + "    genuine impressions dropped per day                       1,134       64,297      420,677    1,025,295\n")
+                .contains("  --state-format fingerprints --fpp 0.001 (this plan)\n"
+                        + "    state per live impression, bytes                           1.92         1.84         1.79         2.05\n"
+                        + "    genuine impressions dropped per day                     224,773      575,420      899,093    2,069,626\n")
+                .contains("  --state-format fingerprints --fpp 4.99e-06 (the Bloom format's bytes at plan)\n"
+                        + "    state per live impression, bytes                           2.88         2.79         2.76         3.01\n"
+                        + "    genuine impressions dropped per day                       1,121        2,869        4,482       10,318\n");
+    }
+
     /** The same arguments give the plan command and the job the same plan: the defaults and three variants. */
     @ParameterizedTest
     @ValueSource(strings = {

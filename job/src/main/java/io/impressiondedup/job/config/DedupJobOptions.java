@@ -83,7 +83,12 @@ public final class DedupJobOptions {
             .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
                     + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command."));
     public static final ConfigOption<Double> FPP = declare(ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
-            .withDescription("End-to-end false-positive rate: the share of unique impressions wrongly dropped."));
+            .withDescription("End-to-end false-positive rate: the most a unique impression is wrongly dropped with, however full"
+                    + " the buckets it is checked against (each gets a share). For billing with --state-format fingerprints set it"
+                    + " about 200 times lower than the rate you would give Bloom filters, to the FPP at which the fingerprints take"
+                    + " the Bloom format's bytes (5e-6 for 0.001; the plan command prints it): at 22 bits per impression they then"
+                    + " drop 1.1, 1.8, 2.2 and 2.6 genuine impressions per million on days at 50%, 80%, 100% and 200% of plan, where"
+                    + " Bloom filters at 0.001 drop 1.1, 40, 210 and 256."));
     public static final ConfigOption<Duration> BUCKET_SIZE = declare(ConfigOptions.key("bucket-size").durationType()
             .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
             .withDescription("Event-time bucket size; divides a day or is whole days."));
@@ -144,7 +149,12 @@ public final class DedupJobOptions {
             .withDescription("How new time buckets store their impressions: bloom (scalable blocked Bloom filters, about 22 bits"
                     + " per unique impression at FPP 0.001 on plan, 44 at 4x over plan; the fastest) or fingerprints (Elias-Fano"
                     + " coded fingerprints, about 14.7 bits on plan and 18.2 at 4x, an exact count per bucket, reshape to fewer shards;"
-                    + " about the same throughput, 1-3% more CPU per record; see docs/SCALING.md). Both keep the configured FPP. It applies to buckets created from now on: a restore"
+                    + " about the same throughput, 1-3% more CPU per record; see docs/SCALING.md). Both keep the configured FPP."
+                    + " For billing, where every false positive is a genuine impression dropped, pick bloom at a given --fpp: below"
+                    + " plan a Bloom filter's FPP falls as a power of its fill and a fingerprint bucket's only linearly, so at FPP"
+                    + " 0.001 Bloom drops 1.1 genuine impressions per million on a day at half the plan against 225, 40 against 360"
+                    + " at 80% and 210 against 450 at plan (the plan command prints both for a plan); or pick fingerprints with a"
+                    + " lower --fpp (see --fpp). It applies to buckets created from now on: a restore"
                     + " with the other format keeps each restored bucket in its own format until it expires, so a switch either"
                     + " way needs no migration. State holding fingerprint buckets cannot be restored by a release before this"
                     + " option (it fails naming the bucket-filters format version 3)."));
@@ -211,8 +221,13 @@ public final class DedupJobOptions {
             .defaultValue(false)
             .withDescription("Restore state written under a shorter --retention. The buckets the shorter retention already dropped"
                     + " are gone: until the watermark has moved past them, a copy further apart than the old retention, of an"
-                    + " impression in one of them, passes once (the old retention's guarantee holds throughout). Without this"
-                    + " option such a restore fails."));
+                    + " impression in one of them, passes once (the old retention's guarantee holds throughout). It also costs FPP:"
+                    + " the restored buckets keep their share of --fpp (1/N_old each) while a lookup consults up to N_new > N_old"
+                    + " buckets, so a lookup meeting k restored and N_new - k new ones is dropped falsely with probability up to"
+                    + " (k/N_old + (N_new - k)/N_new) x --fpp until the restored buckets expire: from 2d to 3d with the defaults,"
+                    + " 5/5 + 2/7 = 1.29x --fpp for at most 2 days of event time, then 0.057x less with each day, --fpp again after"
+                    + " at most 6 days (the job logs the figure for its options at restore). Without this option such a restore"
+                    + " fails."));
     public static final ConfigOption<InputFormat> INPUT_FORMAT = declare(ConfigOptions.key("input-format").enumType(InputFormat.class)
             .defaultValue(InputFormat.JSON)
             .withDescription("How the input's values are encoded: json (one object per value) or avro (one record per value in"

@@ -1,5 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.state.plan.RetentionIncreaseCost;
 import io.impressiondedup.state.time.TimeBuckets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * of an impression in one of them, passes once. Copies up to the old retention apart are found throughout (rule 7),
  * and copies up to the new one wherever their bucket is still held. The alternative, setting every record aside whose
  * range reaches a dropped bucket, would dead-letter all traffic for up to the difference: genuine impressions lost.
+ * It also costs FPP: the restored buckets keep their share {@code p / L_old} while lookups consult {@code L_new > L_old}
+ * buckets, so until they expire a lookup may be dropped falsely with probability above p ({@link RetentionIncreaseCost}:
+ * 1.29 p at most for 2 d -> 3 d with the defaults); that cost is logged once at restore.
  *
  * <p>State without recorded options (written before they were recorded, or by the state tools) is taken as written
  * under this job's options (logged), and records them from its first snapshot on.
@@ -53,6 +57,10 @@ final class TimeOptionsCheck {
                         "The buckets the shorter retention dropped are gone: until the watermark has moved past them, a copy further"
                                 + " apart than " + before.retention() + " of an impression in one of them would pass once. Run with"
                                 + " --retention " + before.retention() + ", or add --allow-retention-increase to accept that.");
+            }
+            if (configured.retention().compareTo(before.retention()) > 0) {
+                LOG.warn("A longer retention was accepted (--allow-retention-increase). {}",
+                        RetentionIncreaseCost.of(before, configured).describe());
             }
             if (!before.equals(configured)) {
                 LOG.warn("The dedup state was written under {}; this job runs with {}. Records the old options set aside stay late"

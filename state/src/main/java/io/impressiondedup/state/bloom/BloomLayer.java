@@ -44,9 +44,18 @@ public final class BloomLayer {
         inserted++;
     }
 
+    void recordInserts(long count) {
+        inserted += count;
+    }
+
     /** The FPP this layer has at its current fill (blocked formula). */
     public double currentFpp() {
-        return BloomSizing.blockedFpp(geometry.numBlocks(), inserted, geometry.probes());
+        return fppHolding(inserted);
+    }
+
+    /** The FPP this layer has when it holds {@code elements} elements (blocked formula). */
+    public double fppHolding(long elements) {
+        return BloomSizing.blockedFpp(geometry.numBlocks(), elements, geometry.probes());
     }
 
     BloomLayer copy() {

@@ -142,8 +142,7 @@ public final class ScalableBloomFilter implements BucketFilter {
     public Insertion insertAbsent(long h1, long h2, BloomPageStore pages, long growthAllowance) {
         Insertion insertion = Insertion.INSERTED;
         if (newestLayer().isFull()) {
-            long nextLayerBytes = nextLayerBytes();
-            if (nextLayerBytes != Long.MAX_VALUE && nextLayerBytes <= growthAllowance) {
+            if (mayGrow(growthAllowance)) {
                 addLayer();
                 insertion = Insertion.GREW;
             } else {
@@ -155,6 +154,62 @@ public final class ScalableBloomFilter implements BucketFilter {
         layer.geometry().put(pages, top, h1, h2);
         layer.recordInsert();
         return insertion;
+    }
+
+    /** Whether the filter can add a layer ({@link #nextLayerBytes()}) whose bits fit in {@code growthAllowance} bytes. */
+    private boolean mayGrow(long growthAllowance) {
+        long nextLayerBytes = nextLayerBytes();
+        return nextLayerBytes != Long.MAX_VALUE && nextLayerBytes <= growthAllowance;
+    }
+
+    /**
+     * The filter's metadata after {@code inserted} elements, each found absent, went in through {@link
+     * #insertAbsent(long, long, BloomPageStore, long)} with {@code growthAllowance} bytes for its growth layers
+     * (what the shard state cap leaves this filter): the same layers, each with the count those inserts leave. No
+     * bits: for sizing and forecasts ({@code StateFormatForecast}), which need the layers and their fill only.
+     */
+    public static ScalableBloomFilter filledTo(FingerprintScheme fingerprintScheme, long initialCapacity, double targetFpp,
+            int blocksPerPage, long inserted, long growthAllowance) {
+        checkArgument(inserted >= 0, "inserted must not be negative, but was %s", inserted);
+        ScalableBloomFilter filter = create(fingerprintScheme, initialCapacity, targetFpp, blocksPerPage);
+        long left = inserted;
+        while (left > 0) {
+            BloomLayer newest = filter.newestLayer();
+            if (newest.isFull()) {
+                if (filter.mayGrow(growthAllowance - filter.growthBytes())) {
+                    filter.addLayer();
+                    continue;
+                }
+                newest.recordInserts(left); // over-fills, as insertAbsent does when refused a layer
+                break;
+            }
+            long taken = Math.min(left, newest.capacity() - newest.inserted());
+            newest.recordInserts(taken);
+            left -= taken;
+        }
+        return filter;
+    }
+
+    /**
+     * The compound FPP this filter had when it held its first {@code inserted} elements ({@code <=} {@link
+     * #inserted()}): its layers fill in order, each up to its capacity and the newest with the rest, so the filter
+     * then had the layers those elements reached, filled so; {@code 1 - prod(1 - fpp_i)} over them, as {@link
+     * #estimatedFpp()}.
+     */
+    public double estimatedFppAfter(long inserted) {
+        checkArgument(inserted >= 0 && inserted <= inserted(), "inserted must be in [0, %s], but was %s", inserted(), inserted);
+        double allNegative = 1.0;
+        long left = inserted;
+        for (int i = 0; i < layers.size(); i++) {
+            BloomLayer layer = layers.get(i);
+            long held = i == layers.size() - 1 ? left : Math.min(left, layer.capacity());
+            allNegative *= 1.0 - layer.fppHolding(held);
+            left -= held;
+            if (left == 0) {
+                break;
+            }
+        }
+        return 1.0 - allNegative;
     }
 
     /** Whether the newest layer is full: the next insert adds a layer or over-fills. */

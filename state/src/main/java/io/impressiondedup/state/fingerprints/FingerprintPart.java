@@ -67,6 +67,44 @@ public final class FingerprintPart {
     }
 
     /**
+     * A whole part's counts after {@code held} distinct values went in through {@link #bandForInsert} and {@link
+     * #recordInsert}, with {@code growthAllowance} bytes for its growth bands (what the shard state cap leaves this
+     * bucket): band by band while the next band's bytes fit, then, once a band cannot open or the last is full, the
+     * overflow band for the rest. No sections: for forecasts ({@code StateFormatForecast}), which need the counts only.
+     */
+    public static FingerprintPart filledTo(FingerprintScheme fingerprintScheme, FingerprintStoreSizing sizing, long held,
+            long growthAllowance) {
+        if (held < 0) {
+            throw new IllegalArgumentException("held must not be negative, but was " + held);
+        }
+        FingerprintPart part = whole(fingerprintScheme, sizing);
+        long left = held;
+        while (left > 0) {
+            int band = part.bandForInsert(growthAllowance - part.growthBytes());
+            if (band == FingerprintStoreSizing.OVERFLOW_BAND) {
+                part.overflowed += left; // held at the threshold for good: no bucket expires within the forecast's day
+                break;
+            }
+            long taken = Math.min(left, sizing.bandEnd(band) - part.inserted);
+            part.inserted += taken;
+            left -= taken;
+        }
+        return part;
+    }
+
+    /**
+     * The FPP this part had when it held its first {@code held} distinct values ({@code <=} {@link #held()}), as {@link
+     * #filledTo} fills it: the bands first, the overflow band after; {@link FingerprintStoreSizing#bucketFpp(long, long)}.
+     */
+    public double estimatedFppAfter(long held) {
+        if (held < 0 || held > held()) {
+            throw new IllegalArgumentException("held must be in [0, " + held() + "], but was " + held);
+        }
+        long inBands = Math.min(held, inserted);
+        return sizing.bucketFpp(inBands, held - inBands);
+    }
+
+    /**
      * The cell, of {@code cellCount} equal cells of its shard under {@code shards} shards, of a record whose digest's
      * high word is {@code digestHigh}: {@code shardOf(d, shards k) mod k}, since {@code shardOf(d, shards k) / k} is its
      * shard ({@link FingerprintScheme#shardOf} takes the top 32 bits by multiply-shift).

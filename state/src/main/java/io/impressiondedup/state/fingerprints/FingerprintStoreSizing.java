@@ -203,7 +203,13 @@ public final class FingerprintStoreSizing implements ValueRanges {
 
     /** Entries the bands hold at most: the last band's end, {@code 2^maxBand n0}. */
     private long lastBandEnd() {
-        return capacityPerShard << maxBand();
+        return bandEnd(maxBand());
+    }
+
+    /** Entries a shard-bucket holds when band {@code band} is full: {@code 2^band n0} (band 0 holds n0, band i {@code 2^(i-1) n0}). */
+    public long bandEnd(int band) {
+        checkArgument(band >= 0 && band <= maxBand(), "band must be in [0, %s], but was %s", maxBand(), band);
+        return capacityPerShard << band;
     }
 
     /** Bits per entry of band {@code band} full: {@code log2(P U / e) + 2} (class comment). */
@@ -256,8 +262,23 @@ public final class FingerprintStoreSizing implements ValueRanges {
     }
 
     /**
-     * The chance that a fresh key matches one shard-bucket holding {@code held} entries, filled band by band
-     * as {@link #bandFor} directs: {@code sum_i N_i / (P U_i)}. Below {@code p / L} up to the last band.
+     * The entries {@code N_i} of each band of a shard-bucket holding {@code held} entries, filled band by band as
+     * {@link #bandFor} directs: band 0 up to n0, band i up to {@code 2^(i-1) n0}, the last band the rest.
+     */
+    public long[] bandFills(long held) {
+        checkArgument(held >= 0, "held must not be negative, but was %s", held);
+        long[] fills = new long[maxBand() + 1];
+        long left = held;
+        for (int band = 0; band <= maxBand() && left > 0; band++) {
+            fills[band] = band == maxBand() ? left : Math.min(left, (long) bandEntries(band));
+            left -= fills[band];
+        }
+        return fills;
+    }
+
+    /**
+     * The chance that a fresh key matches one shard-bucket holding {@code held} entries in its bands ({@link
+     * #bandFills}): {@code sum_i N_i / (P U_i)}. Below {@code p / L} up to the last band.
      */
     public double bucketFpp(long held) {
         return bucketFpp(held, 0);
@@ -268,15 +289,30 @@ public final class FingerprintStoreSizing implements ValueRanges {
      * {@code N_ov / (P U_ov)} added (class comment), at most 1 in all.
      */
     public double bucketFpp(long held, long overflowed) {
-        checkArgument(held >= 0 && overflowed >= 0, "held and overflowed must not be negative, but were %s and %s", held, overflowed);
+        checkArgument(overflowed >= 0, "overflowed must not be negative, but was %s", overflowed);
+        long[] fills = bandFills(held);
         double chance = overflowed / ((double) pages * overflowRange);
-        long left = held;
-        for (int band = 0; band <= maxBand() && left > 0; band++) {
-            long entries = band == maxBand() ? left : Math.min(left, (long) bandEntries(band));
-            chance += entries / ((double) pages * valueRanges[band]);
-            left -= entries;
+        for (int band = 0; band < fills.length; band++) {
+            chance += fills[band] / ((double) pages * valueRanges[band]);
         }
         return Math.min(1.0, chance);
+    }
+
+    /**
+     * Expected bits of the sections of one shard-bucket holding {@code held} entries in its bands ({@link #bandFills})
+     * and {@code overflowed} in its overflow sections: each band's {@code N_i} spread over the P pages, {@code P
+     * EliasFanoSection.expectedBits(U_i, N_i / P)}, the overflow sections' at most {@code U_ov} values a page alike.
+     * The sections' streams only: a section's header in a page (4-5 bytes serialized, about 2% of a 1 KB page) is not
+     * counted, as a Bloom filter's bits are counted without the keys of its pages.
+     */
+    public double expectedBits(long held, long overflowed) {
+        checkArgument(overflowed >= 0, "overflowed must not be negative, but was %s", overflowed);
+        long[] fills = bandFills(held);
+        double bits = pages * EliasFanoSection.expectedBits(overflowRange, Math.min(overflowRange, (double) overflowed / pages));
+        for (int band = 0; band < fills.length; band++) {
+            bits += pages * EliasFanoSection.expectedBits(valueRanges[band], (double) fills[band] / pages);
+        }
+        return bits;
     }
 
     public long capacityPerShard() {

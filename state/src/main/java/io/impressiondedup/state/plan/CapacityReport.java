@@ -1,8 +1,10 @@
 package io.impressiondedup.state.plan;
 
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomSizing;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import java.util.List;
 import java.util.Locale;
 import org.apache.flink.util.TimeUtils;
 
@@ -12,7 +14,10 @@ import org.apache.flink.util.TimeUtils;
  * exact deduplication would need instead.
  *
  * <p>All figures are computed from the plan (no measurement): the Bloom figures exactly, the
- * checkpoint and exact-dedup figures from the per-entry overheads stated next to them.
+ * checkpoint and exact-dedup figures from the per-entry overheads stated next to them. Last, both state formats
+ * side by side ({@link #formatsSideBySide()}): the state per impression and the genuine impressions each drops per
+ * day below, at and over plan ({@link StateFormatForecast}), at the plan's FPP and, for the fingerprint format, at
+ * the FPP that gives it the Bloom format's bytes.
  */
 public final class CapacityReport {
 
@@ -34,6 +39,47 @@ public final class CapacityReport {
     public CapacityReport(DedupPlan plan) {
         this.plan = plan;
         this.firstLayer = plan.firstLayerGeometry();
+    }
+
+    /**
+     * The forecasts {@link #formatsSideBySide()} prints: Bloom at the plan's FPP, fingerprints at the plan's FPP, and
+     * fingerprints at {@link StateFormatForecast#fingerprintFppAtBloomBytes}.
+     */
+    public List<StateFormatForecast> formatForecasts() {
+        return List.of(new StateFormatForecast(plan, StateFormat.BLOOM), new StateFormatForecast(plan, StateFormat.FINGERPRINTS),
+                new StateFormatForecast(plan.withFpp(StateFormatForecast.fingerprintFppAtBloomBytes(plan)), StateFormat.FINGERPRINTS));
+    }
+
+    /** Both state formats side by side at {@link StateFormatForecast#REPORTED_FILLS}: the table ending the report. */
+    public String formatsSideBySide() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("State formats side by side (computed; a day's unique impressions spread over it in event-time order;"
+                + " every false positive drops a genuine impression):\n");
+        sb.append(String.format(Locale.ROOT, "  %-52s", "traffic of the day against --capacity"));
+        for (double fill : StateFormatForecast.REPORTED_FILLS) {
+            sb.append(String.format(Locale.ROOT, " %12s", Math.round(fill * 100) + "%"));
+        }
+        sb.append('\n');
+        List<StateFormatForecast> forecasts = formatForecasts();
+        for (int i = 0; i < forecasts.size(); i++) {
+            StateFormatForecast forecast = forecasts.get(i);
+            sb.append(String.format(Locale.ROOT, "  --state-format %s --fpp %s%s%s%n", forecast.format().optionValue(),
+                    i == 2 ? String.format(Locale.ROOT, "%.3g", forecast.plan().fpp()) : String.valueOf(forecast.plan().fpp()),
+                    i == 2 ? " (the Bloom format's bytes at plan)" : "",
+                    i < 2 && forecast.format() == plan.stateFormat() ? " (this plan)" : ""));
+            sb.append(String.format(Locale.ROOT, "    %-50s", "state per live impression, bytes"));
+            for (double fill : StateFormatForecast.REPORTED_FILLS) {
+                double bytes = forecast.bytesPerImpression(fill);
+                sb.append(String.format(Locale.ROOT, " %12s", Double.isNaN(bytes) ? "-" : String.format(Locale.ROOT, "%.2f", bytes)));
+            }
+            sb.append('\n');
+            sb.append(String.format(Locale.ROOT, "    %-50s", "genuine impressions dropped per day"));
+            for (double fill : StateFormatForecast.REPORTED_FILLS) {
+                sb.append(String.format(Locale.ROOT, " %,12.0f", forecast.droppedPerDay(fill)));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
     }
 
     public BloomGeometry firstLayer() {
@@ -148,6 +194,7 @@ public final class CapacityReport {
                 truncationCollisionsPerBucket(), plan.fingerprintScheme().keyBits() + 1);
         line(sb, "Exact dedup instead", "~%s in RocksDB (%d B per key, estimated) = %.0fx this plan",
                 bytes(exactDedupBytes()), EXACT_DEDUP_BYTES_PER_KEY_ROCKSDB, (double) exactDedupBytes() / totalBytes());
+        sb.append(formatsSideBySide());
         return sb.toString();
     }
 

@@ -99,6 +99,12 @@ public final class DedupPlan implements Serializable {
                 .fingerprintScheme(scheme).pageBytes(pageBytes()).shardStateCap(shardStateCap).stateFormat(stateFormat).build();
     }
 
+    /** This plan at end-to-end FPP {@code fpp}; all else the same. */
+    public DedupPlan withFpp(double fpp) {
+        return builder().capacityPerBucket(capacityPerBucket).fpp(fpp).shards(shards).timeBuckets(timeBuckets)
+                .fingerprintScheme(fingerprintScheme).pageBytes(pageBytes()).shardStateCap(shardStateCap).stateFormat(stateFormat).build();
+    }
+
     /** The format new buckets are created in. */
     public StateFormat stateFormat() {
         return stateFormat;

@@ -163,4 +163,45 @@ class ScalableBloomFilterTest {
         assertThat(filter.insertAbsent(h[0], h[1], new HeapBloomPages())).isFalse();
         assertThat(filter.layerCount()).isEqualTo(3);
     }
+
+    /** Inserts {@code count} absent elements one by one, as the operator does, with {@code growthAllowance} for growth. */
+    private static ScalableBloomFilter insertedOneByOne(long count, long growthAllowance) {
+        ScalableBloomFilter filter = ScalableBloomFilter.create(SCHEME, 1000, 0.01, 1);
+        HeapBloomPages pages = new HeapBloomPages();
+        TestElements elements = new TestElements(31);
+        for (long i = 0; i < count; i++) {
+            long[] h = elements.next();
+            filter.insertAbsent(h[0], h[1], pages, growthAllowance - filter.growthBytes());
+        }
+        return filter;
+    }
+
+    @Test
+    void aFilterFilledToACountHasTheLayersAndFillsThatInsertingThatManyLeaves() {
+        long layer1 = ScalableBloomFilter.layerGeometry(1000, 0.01, 1, 1).bytes();
+        for (long count : new long[] {0, 1, 999, 1000, 1001, 3000, 3001, 9000}) {
+            for (long allowance : new long[] {Long.MAX_VALUE, layer1, 0}) {
+                ScalableBloomFilter grown = insertedOneByOne(count, allowance);
+                ScalableBloomFilter filled = ScalableBloomFilter.filledTo(SCHEME, 1000, 0.01, 1, count, allowance);
+                assertThat(filled.layers()).as("%s inserts, %s bytes for growth", count, allowance).isEqualTo(grown.layers());
+                assertThat(filled.estimatedFpp()).isEqualTo(grown.estimatedFpp());
+            }
+        }
+    }
+
+    @Test
+    void theFppAfterTheFirstElementsIsTheFppTheFilterHadThen() {
+        ScalableBloomFilter full = ScalableBloomFilter.filledTo(SCHEME, 1000, 0.01, 1, 9000, Long.MAX_VALUE);
+        assertThat(full.layerCount()).isEqualTo(4);
+        for (long count : new long[] {0, 1, 500, 1000, 1001, 2999, 3000, 3001, 7000, 9000}) {
+            ScalableBloomFilter then = ScalableBloomFilter.filledTo(SCHEME, 1000, 0.01, 1, count, Long.MAX_VALUE);
+            assertThat(full.estimatedFppAfter(count)).as("after %s", count).isEqualTo(then.estimatedFpp());
+        }
+        // Refused growth: the newest layer over-fills, and the FPP on the way follows it.
+        ScalableBloomFilter capped = ScalableBloomFilter.filledTo(SCHEME, 1000, 0.01, 1, 9000, 0);
+        assertThat(capped.layerCount()).isEqualTo(1);
+        assertThat(capped.estimatedFppAfter(5000)).isEqualTo(ScalableBloomFilter.filledTo(SCHEME, 1000, 0.01, 1, 5000, 0).estimatedFpp())
+                .isGreaterThan(0.1);
+        assertThat(full.estimatedFppAfter(0)).isZero();
+    }
 }

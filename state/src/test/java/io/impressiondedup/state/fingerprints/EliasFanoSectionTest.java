@@ -235,4 +235,23 @@ class EliasFanoSectionTest {
             }
         }
     }
+
+    /** The class comment's expected size, against sections of uniform values: at a power of two, at its least, near the next. */
+    @Test
+    void theExpectedSizeIsTheMeanSizeOfSectionsOfUniformValues() {
+        int count = 140;
+        for (double ratio : new double[] {4096, 4096 * 1.4427, 4096 * 1.99, 5556, 3.5}) {
+            long range = (long) (ratio * count);
+            long bits = 0;
+            int sections = 400;
+            for (int s = 0; s < sections; s++) {
+                bits += EliasFanoSection.of(range, distinctSorted(range, count, 100 + s)).encodedBits();
+            }
+            double measured = (double) bits / sections;
+            assertThat(EliasFanoSection.expectedBits(range, count)).as("U/c = %s: measured %s bits", ratio, measured)
+                    .isCloseTo(measured, org.assertj.core.api.Assertions.within(1.0));
+        }
+        assertThat(EliasFanoSection.expectedBits(5556 * 140, 140) / 140).isCloseTo(14.35, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(EliasFanoSection.expectedBits(1000, 0)).isZero();
+    }
 }

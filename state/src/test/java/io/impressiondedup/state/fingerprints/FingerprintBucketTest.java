@@ -51,6 +51,34 @@ class FingerprintBucketTest {
         assertThat(part.bandForInsert(0)).isEqualTo(1);
     }
 
+    /** Inserts {@code count} values one by one as the operator does, the part's growth within {@code growthAllowance}. */
+    private static FingerprintPart insertedOneByOne(long count, long growthAllowance) {
+        FingerprintPart part = FingerprintPart.whole(SCHEME, SIZING);
+        for (long i = 0; i < count; i++) {
+            part.recordInsert(part.bandForInsert(part.needsGrowthRoom() ? growthAllowance - part.growthBytes() : 0));
+        }
+        return part;
+    }
+
+    @Test
+    void aPartFilledToACountHasTheCountsThatInsertingThatManyLeaves() {
+        long bands1To2 = SIZING.bandGrowthBytes(1) + SIZING.bandGrowthBytes(2);
+        for (long count : new long[] {0, 1, 9, 10, 11, 25, 40, 41, 1000}) {
+            for (long allowance : new long[] {UNBOUNDED, bands1To2, bands1To2 - 1, 0}) {
+                FingerprintPart filled = FingerprintPart.filledTo(SCHEME, SIZING, count, allowance);
+                assertThat(filled).as("%s inserts, %s bytes for growth", count, allowance).isEqualTo(insertedOneByOne(count, allowance));
+            }
+        }
+        FingerprintPart capped = FingerprintPart.filledTo(SCHEME, SIZING, 25, 0);
+        assertThat(capped.inserted()).isEqualTo(10);
+        assertThat(capped.overflowed()).isEqualTo(15);
+        for (long held = 0; held <= 25; held++) {
+            assertThat(capped.estimatedFppAfter(held)).as("after %s", held)
+                    .isEqualTo(FingerprintPart.filledTo(SCHEME, SIZING, held, 0).estimatedFpp());
+        }
+        assertThat(capped.estimatedFppAfter(0)).isZero();
+    }
+
     /**
      * Past its last band a part overflows whatever room the shard has, and each distinct overflow value adds {@code 1 /
      * (P U_ov)} to its FPP, up to 1 when every value is taken.

@@ -78,6 +78,17 @@ class FingerprintStoreAccuracyTest {
             return matches;
         }
 
+        /** Bits of the sections' streams of bucket {@code bucket}, headers aside. */
+        long streamBits(int bucket) {
+            long bits = 0;
+            for (FingerprintPage page : pages) {
+                for (int i = 0; i < page.sectionCount(); i++) {
+                    bits += page.bucketAt(i) == bucket ? page.encodedBitsAt(i) : 0;
+                }
+            }
+            return bits;
+        }
+
         long bytes() {
             long bytes = 0;
             for (FingerprintPage page : pages) {
@@ -152,5 +163,19 @@ class FingerprintStoreAccuracyTest {
                 sizing.pages(), sizing.valueRange(0), Math.pow(2, log2RangeOverCount), log2RangeOverCount, bitsPerEntry,
                 java.util.Arrays.stream(shard.pages).mapToLong(FingerprintPage::encodedBytes).max().orElse(0));
         assertThat(bitsPerEntry).isBetween(log2RangeOverCount + 1.5, 15.0);
+    }
+
+    /** {@link FingerprintStoreSizing#expectedBits}, the state per impression the plan command prints, against a filled store. */
+    @Test
+    void theExpectedBitsOfABucketAreWhatItsSectionsTake() {
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(N0, P, L, FingerprintStoreSizing.pagesPerShard(N0, P, L, 4, 1024));
+        for (long held : new long[] {N0 / 2, N0, 4 * N0}) {
+            Shard shard = new Shard(sizing, 1);
+            shard.fill(new TestElements(40 + held), held);
+            double measured = shard.streamBits(0);
+            System.out.printf(Locale.ROOT, "%,d entries: %.3f bits per entry measured, %.3f expected%n", held, measured / held,
+                    sizing.expectedBits(held, 0) / held);
+            assertThat(sizing.expectedBits(held, 0)).as("%s entries", held).isCloseTo(measured, org.assertj.core.api.Assertions.withinPercentage(0.5));
+        }
     }
 }

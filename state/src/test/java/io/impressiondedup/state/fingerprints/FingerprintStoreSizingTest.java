@@ -48,6 +48,21 @@ class FingerprintStoreSizingTest {
     }
 
     @Test
+    void aBucketFillsItsBandsInOrderAndTheLastTakesTheRest() {
+        FingerprintStoreSizing sizing = new FingerprintStoreSizing(1_000, 0.001, 5, 10);
+        assertThat(sizing.bandFills(0)).containsOnly(0L);
+        assertThat(sizing.bandFills(1_000)).startsWith(1_000, 0);
+        assertThat(sizing.bandFills(1_001)).startsWith(1_000, 1, 0);
+        assertThat(sizing.bandFills(4_500)).startsWith(1_000, 1_000, 2_000, 500, 0);
+        long beyond = (1_000L << (sizing.maxBand() - 1)) * 3;
+        long[] fills = sizing.bandFills(beyond);
+        assertThat(fills).hasSize(sizing.maxBand() + 1);
+        assertThat(fills[sizing.maxBand()]).isEqualTo(beyond - (1_000L << (sizing.maxBand() - 1)));
+        assertThat(java.util.Arrays.stream(fills).sum()).isEqualTo(beyond);
+        assertThat(sizing.expectedBits(0, 0)).isZero();
+    }
+
+    @Test
     void bandsStopWhereTheirRangeWouldPassTwoToThe48() {
         FingerprintStoreSizing sizing = new FingerprintStoreSizing(1_000_000, 1e-6, 5, 1);
         assertThat(sizing.valueRange(sizing.maxBand())).isLessThanOrEqualTo(FingerprintStoreSizing.MAX_VALUE_RANGE);

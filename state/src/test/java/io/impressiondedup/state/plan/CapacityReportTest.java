@@ -2,6 +2,7 @@ package io.impressiondedup.state.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.state.StateFormat;
 import org.junit.jupiter.api.Test;
 
 class CapacityReportTest {
@@ -40,5 +41,31 @@ class CapacityReportTest {
                 + " a bucket up to 15x over plan, or the 4 buckets held most of the day each up to 7x, keep the FPP");
         assertThat(new CapacityReport(DedupPlan.builder().capacityPerBucket(2_000_000_000L).shardStateCap(1).build()).overPlanWithinCap(1))
                 .as("no room for growth").isEqualTo(1);
+    }
+
+    @Test
+    void theReportEndsWithBothStateFormatsSideBySideAtTheirForecasts() {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(5_120_000).shards(128).fpp(0.0001).build();
+        CapacityReport report = new CapacityReport(plan);
+        java.util.List<StateFormatForecast> forecasts = report.formatForecasts();
+
+        assertThat(forecasts).extracting(StateFormatForecast::format)
+                .containsExactly(StateFormat.BLOOM, StateFormat.FINGERPRINTS, StateFormat.FINGERPRINTS);
+        assertThat(forecasts.get(2).plan().fpp()).isEqualTo(StateFormatForecast.fingerprintFppAtBloomBytes(plan));
+        String table = report.formatsSideBySide();
+        assertThat(report.render()).endsWith(table);
+        assertThat(table).contains("--state-format bloom --fpp 1.0E-4 (this plan)\n")
+                .contains("--state-format fingerprints --fpp 1.0E-4\n")
+                .contains(String.format(java.util.Locale.ROOT, "--state-format fingerprints --fpp %.3g (the Bloom format's bytes at plan)\n",
+                        forecasts.get(2).plan().fpp()));
+        String[] lines = table.split("\n");
+        for (int f = 0; f < 3; f++) {
+            String bytes = lines[3 + 3 * f];
+            String dropped = lines[4 + 3 * f];
+            for (double fill : StateFormatForecast.REPORTED_FILLS) {
+                assertThat(bytes).contains(String.format(java.util.Locale.ROOT, " %.2f", forecasts.get(f).bytesPerImpression(fill)));
+                assertThat(dropped).contains(String.format(java.util.Locale.ROOT, " %,.0f", forecasts.get(f).droppedPerDay(fill)));
+            }
+        }
     }
 }
