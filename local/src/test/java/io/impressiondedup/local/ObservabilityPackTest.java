@@ -45,7 +45,8 @@ class ObservabilityPackTest {
     @Test
     void everyAlertTheIssueAsksForExistsWithASeverityADurationAndWhatItMeans() throws Exception {
         Map<String, JsonNode> rules = ObservabilityPack.alertRules();
-        assertThat(rules).containsKeys("ImpressionDedupEstimatedFppAboveConfigured", "ImpressionDedupLateRateHigh",
+        assertThat(rules).containsKeys("ImpressionDedupEstimatedFppAboveConfigured", "ImpressionDedupShardStateCapReached",
+                "ImpressionDedupLateRateHigh",
                 "ImpressionDedupDeadLetterRateHigh", "ImpressionDedupCheckpointsFailing", "ImpressionDedupWatermarkStalled",
                 "ImpressionDedupConsumerLagGrowing");
         List<String> incomplete = new ArrayList<>();

@@ -138,12 +138,14 @@ public final class DedupJobOptions {
                     + " its own copies there, so each cached group is held twice)."));
     public static final ConfigOption<Double> SHARD_STATE_CAP = declare(ConfigOptions.key("shard-state-cap").doubleType()
             .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
-            .withDescription("The most Bloom filter state one shard may hold, as a multiple of its planned state (the plan"
-                    + " command prints both). A filter over plan grows by layers at the same FPP while its shard stays under the cap;"
-                    + " past it the shard's filters stop growing and over-fill, trading that shard's FPP for memory, other shards"
-                    + " unaffected (metric capped-insertions). The default 8 lets one bucket run 15x, or the four buckets held most"
-                    + " of the day 7x, over plan at the configured FPP; it stops one request id with millions of ad ids (all in one"
-                    + " shard) from growing that shard up to 65,535x its plan."));
+            .withDescription("The most state one shard may hold, as a multiple of its planned state (the plan command prints"
+                    + " both), in either state format. A bucket over plan grows (Bloom: by layers; fingerprints: by bands) at the same"
+                    + " FPP while its shard stays under the cap; past it the shard stops growing and trades its FPP for memory (Bloom"
+                    + " filters over-fill; fingerprints go to an overflow section no larger than the bucket's planned state), other"
+                    + " shards unaffected (metric capped-insertions, alert ImpressionDedupShardStateCapReached). The default 8 lets one"
+                    + " bucket run 15x (fingerprints 16x), or the four buckets held most of the day 7x (fingerprints: three at 8x), over"
+                    + " plan at the configured FPP; it stops one request id with millions of ad ids (all in one shard) from growing"
+                    + " that shard without bound."));
     public static final ConfigOption<StateFormat> STATE_FORMAT = declare(ConfigOptions.key("state-format").enumType(StateFormat.class)
             .defaultValue(StateFormat.BLOOM)
             .withDescription("How new time buckets store their impressions: bloom (scalable blocked Bloom filters, about 22 bits"

@@ -97,17 +97,18 @@ import org.slf4j.LoggerFactory;
  * visits the state table at every access and halved this operator's throughput there (measured:
  * 0.64M vs 1.27M events/s); a timer per bucket costs nothing per record.
  *
- * <p><b>Shard state cap.</b> A bucket filter over its planned capacity adds a layer, keeping the FPP
- * ({@link ScalableBloomFilter}), until the growth layers of all of its shard's filters together would
- * exceed {@link DedupPlan#shardGrowthAllowanceBytes()}: the shard state cap ({@code --shard-state-cap},
- * 8x the shard's planned state by default) less the first layers of its live buckets. Past it <b>the
- * shard trades FPP for memory</b>: its filters add no layer, their newest layer over-fills, and unique
- * impressions of that shard are wrongly dropped at a rate above the configured FPP, rising with every
- * further insert (the {@code estimated-fpp} gauge shows it), while every other shard keeps its FPP and
- * the job's memory stays bounded. Without the cap one request id with millions of ad ids (all its ads
- * share a shard) grows one filter to 16 layers, 65,535x its plan. Each capped insert is counted
- * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning
- * ({@link FilterGrowthWarnings}).
+ * <p><b>Shard state cap.</b> A bucket over its planned capacity grows, keeping the FPP (a Bloom filter adds a layer,
+ * {@link ScalableBloomFilter}; a fingerprint part opens a band, {@code FingerprintPart}), until the growth of all of its
+ * shard's buckets together would exceed the shard's growth allowance: the shard state cap ({@code --shard-state-cap}, 8x
+ * the shard's planned state by default) less its planned state ({@link DedupPlan#shardGrowthAllowanceBytes()}; in the
+ * fingerprint format less one more planned state, kept for the overflow sections: {@code
+ * FingerprintStoreSizing#shardGrowthAllowanceBytes}). Past it <b>the shard trades FPP for memory</b>: its Bloom filters
+ * add no layer and their newest layer over-fills; its fingerprint buckets open no band and take further values in their
+ * overflow sections, which never grow past the bucket's planned state. Unique impressions of that shard are then
+ * wrongly dropped at a rate above the configured FPP, rising with every further insert (the {@code estimated-fpp} gauge
+ * shows it), while every other shard keeps its FPP and the job's memory stays bounded. Without the cap one request id
+ * with millions of ad ids (all its ads share a shard) grows one bucket without bound. Each capped insert is counted
+ * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning ({@link FilterGrowthWarnings}).
  *
  * <p><b>Time options</b> (bucket size, zone, retention, allowed lateness) are kept in operator state with the
  * event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), and checked on

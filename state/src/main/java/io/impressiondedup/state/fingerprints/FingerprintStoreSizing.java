@@ -212,9 +212,10 @@ public final class FingerprintStoreSizing implements ValueRanges {
         return capacityPerShard << band;
     }
 
-    /** Bits per entry of band {@code band} full: {@code log2(P U / e) + 2} (class comment). */
+    /** Bits per entry of band {@code band} full: Elias-Fano's expected bits of its entries over the P pages ({@link #expectedBits}). */
     private double bitsPerEntry(int band) {
-        return log2(pages * (double) valueRanges[band] / bandEntries(band)) + 2;
+        double perPage = bandEntries(band) / pages;
+        return EliasFanoSection.expectedBits(valueRanges[band], Math.min(perPage, valueRanges[band])) / perPage;
     }
 
     /** Bytes of band {@code band} of a shard-bucket when full (class comment, <i>Bytes</i>). */
