@@ -2,11 +2,22 @@ package io.impressiondedup.tools.inspect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.FilterStatistics;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.state.time.TimeBuckets;
+import io.impressiondedup.tools.DedupTools;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
+import io.impressiondedup.tools.savepoint.FingerprintState;
+import io.impressiondedup.tools.savepoint.HeapDedupState;
+import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,12 +27,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.impressiondedup.tools.DedupTools;
-import io.impressiondedup.tools.savepoint.HeapDedupState;
 
 /** {@code dedup-tools inspect} on savepoints written by the tools' writer from state built as the operator builds it. */
 class InspectCommandIT {
@@ -222,6 +234,63 @@ class InspectCommandIT {
         assertThat(table.exit()).isZero();
         assertThat(table.out()).contains("live shard-buckets 16", "2024-05-11T00:00:00Z", "fingerprint secret none",
                 "dedup key not recorded (accepted under any key)");
+    }
+
+    /**
+     * Fingerprint buckets show what they hold in their own terms: the distinct fingerprints counted in the pages (equal
+     * to the directory's count), the parts of a bucket merged from two shards, the highest band open and the values in
+     * the overflow sections of a shard flooded past its state cap; no Bloom column means anything for them and none is
+     * printed ("-" in the table, absent in JSON). The fill and FPP of a merged bucket are its fullest part's.
+     */
+    @Test
+    void fingerprintBucketsShowTheirPartsBandsAndOverflowAndNoBloomColumn() throws Exception {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(160).shards(8).fpp(0.001).stateFormat(StateFormat.FINGERPRINTS).build();
+        FingerprintState state = new FingerprintState(plan);
+        for (int i = 0; i < 3_000; i++) {
+            state.insert("flood", "ad-" + i, start(D) + i); // one request id: one shard, far past its state cap
+        }
+        for (int i = 0; i < 400; i++) {
+            state.insert("req-" + i, "ad", start(D) + i * 1000L);
+        }
+        ShardReshape merge = ShardReshape.plan(8, 4, state.directories);
+        List<ShardEntry> entries = new ArrayList<>();
+        merge.directories().forEach((shard, directory) -> entries.add(ShardEntry.directory(shard, directory)));
+        state.pages.forEach((shard, pages) -> pages.forEach((key, page) -> merge.moveFingerprintPage(shard, key, page,
+                (to, newKey, moved) -> entries.add(ShardEntry.fingerprintPage(to, newKey, moved)))));
+        String savepoint = dir.resolve("merged").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), 4)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(entries), new ShardKeys(4, 4), 0L, null, null))
+                .write(savepoint);
+        env.execute("write");
+
+        JsonNode json = inspect("--savepoint", savepoint, "--json", "--per-shard", "--parallelism", "2").json();
+
+        long overflowed = 0;
+        int mostParts = 0;
+        for (JsonNode row : json.get("shards")) {
+            var bucket = (FingerprintBucket) merge.directories().get(row.get("shard").asInt()).get(row.get("bucket").asLong());
+            assertThat(row.get("format").asText()).isEqualTo("fingerprints");
+            assertThat(row.get("fingerprints").asLong()).as("counted in the pages").isEqualTo(bucket.inserted());
+            assertThat(row.get("parts").asInt()).isEqualTo(bucket.parts().size());
+            assertThat(row.get("overflowed").asLong()).isEqualTo(bucket.overflowed());
+            assertThat(row.get("fillRatio").asDouble()).as("the fullest part's").isEqualTo(bucket.loadFactor());
+            assertThat(row.get("estimatedFpp").asDouble()).isEqualTo(bucket.estimatedFpp());
+            assertThat(row.has("bitsSet") || row.has("bitsTotal") || row.has("layers")).as("no Bloom figure").isFalse();
+            overflowed += row.get("overflowed").asLong();
+            mostParts = Math.max(mostParts, row.get("parts").asInt());
+        }
+        assertThat(mostParts).as("a bucket of two merged shards").isEqualTo(2);
+        assertThat(overflowed).as("the flooded shard's overflow").isPositive();
+        JsonNode bucket = json.get("buckets").get(0);
+        assertThat(bucket.get("maxBand").asInt()).as("bands opened before the cap").isPositive();
+        assertThat(bucket.get("overflowed").asLong()).isEqualTo(overflowed);
+        assertThat(bucket.has("bitsSet")).isFalse();
+
+        String table = inspect("--savepoint", savepoint, "--per-shard", "--parallelism", "1").out();
+        String row = table.lines().filter(line -> line.startsWith("     0 ")).findFirst().orElseThrow();
+        assertThat(row.split("\\s+")).as("a per-shard row: the six Bloom columns are '-'").containsSequence("-", "-", "-", "-", "-");
+        assertThat(table).doesNotContain("NaN");
     }
 
     @Test
