@@ -58,7 +58,7 @@ public final class InspectCommand {
     static final List<ConfigOption<?>> ACCEPTED = List.of(ToolOptions.SAVEPOINT, DedupJobOptions.STATE_BACKEND,
             DedupJobOptions.BUCKET_SIZE, DedupJobOptions.RETENTION, DedupJobOptions.ALLOWED_LATENESS, DedupJobOptions.ZONE,
             DedupJobOptions.FINGERPRINT_SECRET_FILE, InspectOptions.PER_SHARD, InspectOptions.JSON, InspectOptions.REQUEST_ID,
-            InspectOptions.AD_ID, InspectOptions.EVENT_TIME, InspectOptions.QUERY_FILE, ToolOptions.PARALLELISM);
+            InspectOptions.AD_ID, InspectOptions.EVENT_TIME, InspectOptions.QUERY_FILE, ToolOptions.PARALLELISM, ToolOptions.VERBOSE);
 
     private InspectCommand() {}
 

@@ -67,8 +67,8 @@ public final class ReshapeCommand {
 
     static final String USAGE = "reshape --savepoint <dir> --output <dir> --shards <new count> [--name value ...]";
 
-    private static final List<ConfigOption<?>> OPTIONS = List.of(
-            ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS, DedupJobOptions.STATE_BACKEND, ToolOptions.PARALLELISM);
+    private static final List<ConfigOption<?>> OPTIONS = List.of(ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS,
+            DedupJobOptions.STATE_BACKEND, ToolOptions.PARALLELISM, ToolOptions.VERBOSE);
 
     private ReshapeCommand() {}
 
@@ -90,6 +90,7 @@ public final class ReshapeCommand {
                 throw new InvalidOptionException("Missing required option --" + required.key() + ". Run with --help for the list.");
             }
         }
+        ToolOptions.newOutput(options.get(ToolOptions.OUTPUT));
         return options;
     }
 
@@ -153,7 +154,13 @@ public final class ReshapeCommand {
                 .removeOperator(DedupSavepoint.OPERATOR)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(entries, keys, savepoint.facts(), merge))
                 .write(output);
-        JobExecutionResult result = env.execute("dedup-tools reshape " + from + " -> " + shards + " shards");
+        JobExecutionResult result;
+        try {
+            result = ToolEnvironment.execute(env, "dedup-tools reshape " + from + " -> " + shards + " shards");
+        } catch (Exception e) {
+            ToolOptions.removeOutput(output, e);
+            throw e;
+        }
         Long written = result.getAccumulatorResult(ChildShards.BYTES_WRITTEN);
         return written == null ? 0 : written;
     }

@@ -1,0 +1,184 @@
+package io.impressiondedup.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.state.StateFormat;
+import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
+import io.impressiondedup.tools.savepoint.FingerprintState;
+import io.impressiondedup.tools.savepoint.ShardEntry;
+import io.impressiondedup.tools.savepoint.StateWriterFailure;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A failure inside a tool's Flink job ends the tool: exit 1, the cause in one line, nothing of Flink's log unless
+ * {@code --verbose}. A hang shows as the JUnit timeout (minutes; a run takes seconds).
+ */
+class ToolFailureIT {
+
+    private static final long DAY = 86_400_000L;
+    /** A line of the tools' log layout ({@code log4j2.properties}): time, level, logger. */
+    private static final Pattern LOG_LINE = Pattern.compile("(?m)^\\d\\d:\\d\\d:\\d\\d (TRACE|DEBUG|INFO|WARN|ERROR) ");
+
+    @TempDir
+    Path dir;
+
+    /**
+     * The writer throws: merging two shards whose bucket of the same day was sized differently (one created before a
+     * change of --capacity, one after) is refused inside the state writer. Flink's State Processor API drops a writer's
+     * exception and its task then waits forever for the writer to take the rest of its elements.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aStateWriterThatThrowsFailsTheToolWithItsMessageAndLeavesNoSavepoint() throws Exception {
+        String savepoint = fingerprintSavepointWhoseSiblingShardsDifferInSizing();
+        Path output = dir.resolve("after");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output.toString(), "--shards", "4",
+            "--state-backend", "hashmap", "--parallelism", "1"}, new PrintStream(out), new PrintStream(err));
+
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as(stderr).isEqualTo(1);
+        assertThat(stderr).contains("reshape failed: writing the dedup state failed in subtask 1 of 1")
+                .contains("cannot merge").contains("their schemes, sizings or sub-shards differ")
+                .doesNotContain("\tat ");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(output).as("the incomplete savepoint is removed").doesNotExist();
+    }
+
+    /**
+     * Flink's code around the writer fails, not the writer: RocksDB cannot start where it is told to keep its files. The
+     * State Processor API drops that failure too, and the task waits forever for the writer to take more elements.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aStateBackendThatCannotStartUnderTheWriterFailsTheRun() throws Exception {
+        int shards = 8;
+        FingerprintState state = new FingerprintState(plan(shards, 4_000));
+        for (int i = 0; i < 2_000; i++) {
+            state.insert("request-" + i, "ad", 20_000 * DAY + i * 10_000L);
+        }
+        assertThat(state.entries()).as("more entries than the State Processor API's queue of 16 takes").hasSizeGreaterThan(16);
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend();
+        rocksDb.setDbStoragePath(Files.writeString(dir.resolve("a-file"), "not a directory").toString());
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, rocksDb, shards)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(state.entries()),
+                        new ShardKeys(shards, shards), 0L, null, null))
+                .write(dir.resolve("written").toString());
+
+        assertThatThrownBy(() -> ToolEnvironment.execute(env, "write")).isInstanceOf(StateWriterFailure.class)
+                .hasMessage("subtask 1 of 1 of the dedup state writer ended without writing its state (Flink's State Processor API does"
+                        + " not pass on why)");
+    }
+
+    /** The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aStateReaderThatThrowsFailsTheToolWithItsMessageAndNoFlinkLogUnlessVerbose() throws Exception {
+        String savepoint = savepointWithKeysOfAnotherMaxParallelism();
+
+        Run quiet = runJar("inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2");
+        assertThat(quiet.exit).as(quiet.stderr).isEqualTo(1);
+        assertThat(quiet.stderr).contains("inspect failed:").contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
+                .contains("--verbose prints the stack trace");
+        assertThat(LOG_LINE.matcher(quiet.stderr).find()).as("a log line in:%n%s", quiet.stderr).isFalse();
+        assertThat(quiet.stderr).as("no stack trace").doesNotContain("\tat ");
+        assertThat(quiet.stdout).isEmpty();
+
+        Run verbose = runJar("inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2", "--verbose");
+        assertThat(verbose.exit).as(verbose.stderr).isEqualTo(1);
+        assertThat(verbose.stderr).contains("inspect failed:").contains("is not a shard key")
+                .containsPattern("(?m)^\\d\\d:\\d\\d:\\d\\d INFO  MiniCluster ")
+                .contains("\tat io.impressiondedup.operators.dedup.ShardKeys.shardOf");
+        assertThat(verbose.stdout).isEmpty();
+    }
+
+    /** 8 shards in the fingerprint format; the odd ones' buckets sized for twice the capacity of the even ones'. */
+    private String fingerprintSavepointWhoseSiblingShardsDifferInSizing() throws Exception {
+        int shards = 8;
+        FingerprintState before = new FingerprintState(plan(shards, 4_000));
+        FingerprintState after = new FingerprintState(plan(shards, 8_000));
+        long day = 20_000;
+        for (int i = 0; i < 6_000; i++) {
+            long time = day * DAY + (i % 2) * DAY + i * 10_000L; // two days: two buckets per shard
+            before.insert("request-" + i, "ad-" + (i % 7), time);
+            after.insert("request-" + i, "ad-" + (i % 7), time);
+        }
+        List<ShardEntry> entries = new ArrayList<>();
+        before.entries().stream().filter(entry -> entry.shard % 2 == 0).forEach(entries::add);
+        after.entries().stream().filter(entry -> entry.shard % 2 == 1).forEach(entries::add);
+        assertThat(entries).as("more entries than the State Processor API's queue of 16 takes").hasSizeGreaterThan(40);
+        String savepoint = dir.resolve("before").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(2);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(entries),
+                        new ShardKeys(shards, shards), 0L, null, null))
+                .write(savepoint);
+        ToolEnvironment.execute(env, "write");
+        return savepoint;
+    }
+
+    private static DedupPlan plan(int shards, long capacity) {
+        return DedupPlan.builder().capacityPerBucket(capacity).shards(shards).fpp(0.01).stateFormat(StateFormat.FINGERPRINTS).build();
+    }
+
+    /** 8 shards, max parallelism 8, each shard's state under its key for max parallelism 16: some are no key of 8. */
+    private String savepointWithKeysOfAnotherMaxParallelism() throws Exception {
+        int shards = 8;
+        ShardKeys written = new ShardKeys(shards, 16);
+        ShardKeys read = new ShardKeys(shards, shards);
+        assertThat(java.util.stream.IntStream.range(0, shards).filter(s -> !written.keyOf(s).equals(read.keyOf(s))))
+                .as("shards whose key differs").isNotEmpty();
+        FingerprintState state = new FingerprintState(plan(shards, 4_000));
+        for (int i = 0; i < 500; i++) {
+            state.insert("request-" + i, "ad", 20_000 * DAY + i * 10_000L);
+        }
+        String savepoint = dir.resolve("keys-of-16").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(2);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), shards)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(state.entries()), written, 0L, null, null))
+                .write(savepoint);
+        ToolEnvironment.execute(env, "write");
+        return savepoint;
+    }
+
+    private record Run(int exit, String stdout, String stderr) {}
+
+    /** {@code java -jar target/dedup-tools.jar args}, as users run it: its own log configuration, its own JVM. */
+    private Run runJar(String... args) throws Exception {
+        Path jar = Path.of("target", "dedup-tools.jar");
+        assertThat(jar).as("the shaded jar (the package phase builds it before the ITs)").isRegularFile();
+        Path stdout = Files.createTempFile(dir, "stdout", ".txt");
+        Path stderr = Files.createTempFile(dir, "stderr", ".txt");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-Djava.io.tmpdir=" + dir, "-jar", jar.toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        if (!process.waitFor(4, TimeUnit.MINUTES)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("dedup-tools " + String.join(" ", args) + " did not end in 4 minutes:\n" + Files.readString(stderr));
+        }
+        return new Run(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+    }
+}
