@@ -66,6 +66,7 @@ public final class VerbRun {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (caused by " + root + ")";
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        return root == e ? message : message + " (caused by " + root + ")";
     }
 }
