@@ -10,9 +10,10 @@ import io.impressiondedup.tools.savepoint.DedupSavepoint;
 import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
 import io.impressiondedup.tools.savepoint.FingerprintState;
 import io.impressiondedup.tools.savepoint.ShardEntry;
-import io.impressiondedup.tools.savepoint.StateWriterFailure;
+import io.impressiondedup.tools.savepoint.StateFunctionFailure;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,10 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.Appender;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,12 +92,16 @@ class ToolFailureIT {
                         new ShardKeys(shards, shards), 0L, null, null))
                 .write(dir.resolve("written").toString());
 
-        assertThatThrownBy(() -> ToolEnvironment.execute(env, "write")).isInstanceOf(StateWriterFailure.class)
+        assertThatThrownBy(() -> ToolEnvironment.execute(env, "write")).isInstanceOf(StateFunctionFailure.class)
                 .hasMessage("subtask 1 of 1 of the dedup state writer ended without writing its state (Flink's State Processor API does"
                         + " not pass on why)");
     }
 
-    /** The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. */
+    /**
+     * The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. Run as users
+     * run it ({@code java -jar}, the jar's log configuration): one line, no log line, no stack trace; with --verbose
+     * Flink's log and the stack trace.
+     */
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aStateReaderThatThrowsFailsTheToolWithItsMessageAndNoFlinkLogUnlessVerbose() throws Exception {
@@ -100,18 +109,49 @@ class ToolFailureIT {
 
         Run quiet = runJar("inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2");
         assertThat(quiet.exit).as(quiet.stderr).isEqualTo(1);
-        assertThat(quiet.stderr).contains("inspect failed:").contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
+        assertThat(quiet.stderr).contains("inspect failed: reading the dedup state failed in subtask ")
+                .contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
                 .contains("--verbose prints the stack trace");
         assertThat(LOG_LINE.matcher(quiet.stderr).find()).as("a log line in:%n%s", quiet.stderr).isFalse();
         assertThat(quiet.stderr).as("no stack trace").doesNotContain("\tat ");
         assertThat(quiet.stdout).isEmpty();
 
-        Run verbose = runJar("inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2", "--verbose");
-        assertThat(verbose.exit).as(verbose.stderr).isEqualTo(1);
-        assertThat(verbose.stderr).contains("inspect failed:").contains("is not a shard key")
-                .containsPattern("(?m)^\\d\\d:\\d\\d:\\d\\d INFO  MiniCluster ")
+        StringWriter log = new StringWriter();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try (LogCapture capture = LogCapture.of(log)) { // in this JVM: ToolLog raises the levels of whatever configuration it finds
+            exit = DedupTools.run(new String[] {"inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2",
+                "--verbose"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        }
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("inspect failed: reading the dedup state failed in subtask ")
+                .contains("is not a shard key")
                 .contains("\tat io.impressiondedup.operators.dedup.ShardKeys.shardOf");
-        assertThat(verbose.stdout).isEmpty();
+        assertThat(log.toString()).as("Flink's log at INFO").contains("INFO MiniCluster Starting Flink Mini Cluster");
+    }
+
+    /** Everything logged while open, by a root appender added to the configuration of the moment (a reconfiguration drops it). */
+    private static final class LogCapture implements AutoCloseable {
+
+        private final Appender appender;
+
+        private LogCapture(Appender appender) {
+            this.appender = appender;
+        }
+
+        static LogCapture of(StringWriter target) {
+            Appender appender = WriterAppender.newBuilder().setName("captured").setTarget(target)
+                    .setLayout(PatternLayout.newBuilder().withPattern("%p %c{1} %m%n").build()).build();
+            appender.start();
+            ((org.apache.logging.log4j.core.Logger) LogManager.getRootLogger()).addAppender(appender);
+            return new LogCapture(appender);
+        }
+
+        @Override
+        public void close() {
+            ((org.apache.logging.log4j.core.Logger) LogManager.getRootLogger()).removeAppender(appender);
+            appender.stop();
+        }
     }
 
     /** 8 shards in the fingerprint format; the odd ones' buckets sized for twice the capacity of the even ones'. */

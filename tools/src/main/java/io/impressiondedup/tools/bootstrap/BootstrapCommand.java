@@ -25,10 +25,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolArguments;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
@@ -138,32 +136,21 @@ public final class BootstrapCommand {
     private static Long newestTimestamp(HistorySource history, Settings settings) throws Exception {
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
         KeySelector<Long, Integer> all = time -> 0;
-        try (CloseableIterator<Long> newest = history.impressions(env, settings.plan.shards(), null)
+        List<Long> newest = new ArrayList<>();
+        ToolEnvironment.collect(history.impressions(env, settings.plan.shards(), null)
                 .map(impression -> impression.eventTime).returns(Types.LONG)
                 .keyBy(all, Types.INT)
-                .reduce(Math::max)
-                .executeAndCollect("dedup-tools bootstrap: newest timestamp")) {
-            Long max = null;
-            while (newest.hasNext()) {
-                long time = newest.next();
-                max = max == null ? time : Math.max(max, time);
-            }
-            return max;
-        }
+                .reduce(Math::max), "dedup-tools bootstrap: newest timestamp", newest::add);
+        return newest.stream().max(Long::compare).orElse(null);
     }
 
     /** The impressions inserted, read back from the bucket directories of the savepoint written (not its pages). */
     private static long insertedIn(Settings settings) throws Exception {
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
-        long inserted = 0;
-        try (CloseableIterator<Long> counts = SavepointReader.read(env, settings.output, ToolOptions.backendOf(settings.stateBackend))
-                .readKeyedState(DedupSavepoint.OPERATOR, new DirectoryInsertCount(), Types.INT, Types.LONG)
-                .executeAndCollect("dedup-tools bootstrap: count")) {
-            while (counts.hasNext()) {
-                inserted += counts.next();
-            }
-        }
-        return inserted;
+        long[] inserted = {0};
+        ToolEnvironment.collect(DedupSavepoint.keyedState(settings.output, env, ToolOptions.backendOf(settings.stateBackend),
+                new DirectoryInsertCount(), Types.LONG), "dedup-tools bootstrap: count", count -> inserted[0] += count);
+        return inserted[0];
     }
 
     private static void printProgress(JobClient job, PrintStream err) {

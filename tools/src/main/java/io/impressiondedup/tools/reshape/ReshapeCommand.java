@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.fingerprints.FingerprintShardMerge;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -20,7 +21,6 @@ import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
 import io.impressiondedup.tools.VerbRun;
@@ -167,16 +167,10 @@ public final class ReshapeCommand {
 
     /** The first (by message) reason a shard of {@code savepoint} cannot be merged, read from its directories; {@code null} if none. */
     private static String firstMergeRefusal(DedupSavepoint savepoint, StateBackend backend, int parallelism) throws Exception {
-        String first = null;
-        try (CloseableIterator<String> refusals = savepoint.reader(ToolEnvironment.create(parallelism), backend)
-                .readKeyedState(DedupSavepoint.OPERATOR, new MergeRefusals(savepoint.facts().shardKeys()), Types.INT, Types.STRING)
-                .executeAndCollect("dedup-tools reshape: can the shards be merged?")) {
-            while (refusals.hasNext()) {
-                String refused = refusals.next();
-                first = first == null || refused.compareTo(first) < 0 ? refused : first;
-            }
-        }
-        return first;
+        List<String> refusals = new ArrayList<>();
+        ToolEnvironment.collect(savepoint.keyedState(ToolEnvironment.create(parallelism), backend,
+                new MergeRefusals(savepoint.facts().shardKeys()), Types.STRING), "dedup-tools reshape: can the shards be merged?", refusals::add);
+        return refusals.stream().min(String::compareTo).orElse(null);
     }
 
     /** Each entry of old shard s as part {@code s mod k} of new shard {@code s / k}; counts the bytes written. */

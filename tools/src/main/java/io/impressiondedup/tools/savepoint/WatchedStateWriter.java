@@ -8,10 +8,10 @@ import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 /**
- * Runs a state writer and reports to its run's {@link StateWriterReports} when its subtask ends without its state: what
+ * Runs a state writer and reports to its run's {@link StateFunctionReports} when its subtask ends without its state: what
  * the writer threw (restoring, opening, writing an element, snapshotting, closing), or, when it is closed before its
  * subtask took its snapshot, that Flink's code around it failed (a state backend that cannot start, say). Flink drops
- * both (see {@link StateWriterReports}); everything else is the writer's, unchanged.
+ * both (see {@link StateFunctionReports}); everything else is the writer's, unchanged.
  *
  * <p>Closing is the one call Flink makes on every path out of a writer's subtask, failed or not, so a subtask closed
  * before its snapshot is a subtask whose state will not be in the savepoint.
@@ -40,7 +40,7 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
         try {
             writer.initializeState(context);
         } catch (Exception | Error e) {
-            StateWriterReports.failed(run, subtask(), subtasks(), e);
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
     }
@@ -50,7 +50,7 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
         try {
             writer.open(openContext);
         } catch (Exception | Error e) {
-            StateWriterReports.failed(run, subtask(), subtasks(), e);
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
     }
@@ -60,7 +60,7 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
         try {
             writer.processElement(element, context);
         } catch (Exception | Error e) {
-            StateWriterReports.failed(run, subtask(), subtasks(), e);
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
     }
@@ -70,10 +70,10 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
         try {
             writer.snapshotState(context);
         } catch (Exception | Error e) {
-            StateWriterReports.failed(run, subtask(), subtasks(), e);
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
-        StateWriterReports.snapshotTaken(run, subtask());
+        StateFunctionReports.snapshotTaken(run, subtask());
     }
 
     @Override
@@ -81,10 +81,10 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
         try {
             writer.close();
         } catch (Exception | Error e) {
-            StateWriterReports.failed(run, subtask(), subtasks(), e);
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
-        StateWriterReports.closed(run, subtask(), subtasks());
+        StateFunctionReports.writerClosed(run, subtask(), subtasks());
     }
 
     private int subtask() {
