@@ -87,7 +87,11 @@ public final class ToolEnvironment {
                 }
             }
             if (!result.isDone()) { // a function failed; a writer's task may wait forever for it to take more elements
-                job.cancel().get();
+                try {
+                    job.cancel().get();
+                } catch (ExecutionException endedMeanwhile) {
+                    // the job ended on its own since: its result tells
+                }
                 try {
                     result.get();
                 } catch (ExecutionException cancelled) {

@@ -124,11 +124,6 @@ public final class DedupSavepoint {
         return facts;
     }
 
-    /** A reader of this savepoint in {@code env} (one per job the tool runs). */
-    public SavepointReader reader(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
-        return SavepointReader.read(env, path, backend);
-    }
-
     /** Every shard's keyed state, entry by entry, in {@code env}. */
     public DataStream<ShardEntry> shardEntries(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
         return keyedState(env, backend, new ShardEntryReader(facts.shardKeys()), Types.POJO(ShardEntry.class));
