@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A failure inside a tool's Flink job ends the tool: exit 1, the cause in one line, nothing of Flink's log unless
- * {@code --verbose}. A hang shows as the JUnit timeout (minutes; a run takes seconds).
+ * A failure inside a tool's Flink job ends the tool: exit 1, the cause in one line (the reader's or writer's own
+ * exception), nothing of Flink's log unless {@code --verbose}. A hang shows as the JUnit timeout (minutes; a run takes
+ * seconds). Each failure comes from real input or configuration, through the production code: no test hook.
  */
 class ToolFailureIT {
 
@@ -99,8 +100,8 @@ class ToolFailureIT {
 
     /**
      * The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. Run as users
-     * run it ({@code java -jar}, the jar's log configuration): one line, no log line, no stack trace; with --verbose
-     * Flink's log and the stack trace.
+     * run it ({@code java -jar}, the jar's log configuration): one line, no log line, no stack trace. With --verbose (run
+     * in this JVM, the log captured): the stack trace, and Flink's log at INFO.
      */
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
