@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.tools.savepoint.DedupSavepoint;
@@ -70,6 +71,25 @@ class ToolFailureIT {
                 .doesNotContain("\tat ");
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(output).as("the incomplete savepoint is removed").doesNotExist();
+    }
+
+    /**
+     * The writer throws with fewer elements left than the State Processor API's queue holds: its task then finishes as if
+     * nothing happened and Flink writes a savepoint without that writer's state.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aStateWriterThatThrowsNearTheEndOfItsInputFailsTheRunInsteadOfWritingAnIncompleteSavepoint() throws Exception {
+        StreamExecutionEnvironment env = ToolEnvironment.create(1);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), 4)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(env.fromData(
+                        ShardEntry.directory(0, new BucketFilters()), ShardEntry.directory(0, new BucketFilters())),
+                        new ShardKeys(4, 4), 0L, null, null))
+                .write(dir.resolve("written").toString());
+
+        assertThatThrownBy(() -> ToolEnvironment.execute(env, "write")).isInstanceOf(StateFunctionFailure.class)
+                .hasMessage("writing the dedup state failed in subtask 1 of 1")
+                .cause().hasMessage("Two bucket directories for shard 0");
     }
 
     /**
