@@ -51,25 +51,25 @@ class ToolFailureIT {
     /**
      * The writer throws: merging two shards whose bucket of the same day was sized differently (one created before a
      * change of --capacity, one after) is refused inside the state writer. Flink's State Processor API drops a writer's
-     * exception and its task then waits forever for the writer to take the rest of its elements.
+     * exception and its task then waits forever for the writer to take the rest of its elements. Run as users run it
+     * ({@code java -jar}, the jar's log configuration): the JVM ends, with one line, no log line, no stack trace.
      */
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
-    void aStateWriterThatThrowsFailsTheToolWithItsMessageAndLeavesNoSavepoint() throws Exception {
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aStateWriterThatThrowsEndsTheToolWithItsMessageOnlyAndLeavesNoSavepoint() throws Exception {
         String savepoint = fingerprintSavepointWhoseSiblingShardsDifferInSizing();
         Path output = dir.resolve("after");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", savepoint, "--output", output.toString(), "--shards", "4",
-            "--state-backend", "hashmap", "--parallelism", "1"}, new PrintStream(out), new PrintStream(err));
+        Run run = runJar("reshape", "--savepoint", savepoint, "--output", output.toString(), "--shards", "4", "--state-backend", "hashmap",
+                "--parallelism", "1");
 
-        String stderr = err.toString(StandardCharsets.UTF_8);
-        assertThat(exit).as(stderr).isEqualTo(1);
-        assertThat(stderr).contains("reshape failed: writing the dedup state failed in subtask 1 of 1")
+        assertThat(run.exit).as(run.stderr).isEqualTo(1);
+        assertThat(run.stderr).contains("reshape failed: writing the dedup state failed in subtask 1 of 1")
                 .contains("cannot merge").contains("their schemes, sizings or sub-shards differ")
-                .doesNotContain("\tat ");
-        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+                .contains("--verbose prints the stack trace");
+        assertThat(LOG_LINE.matcher(run.stderr).find()).as("a log line in:%n%s", run.stderr).isFalse();
+        assertThat(run.stderr).as("no stack trace").doesNotContain("\tat ");
+        assertThat(run.stdout).isEmpty();
         assertThat(output).as("the incomplete savepoint is removed").doesNotExist();
     }
 
@@ -119,35 +119,29 @@ class ToolFailureIT {
     }
 
     /**
-     * The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. Run as users
-     * run it ({@code java -jar}, the jar's log configuration): one line, no log line, no stack trace. With --verbose (run
-     * in this JVM, the log captured): the stack trace, and Flink's log at INFO.
+     * The reader throws: the savepoint holds state under a key that is no shard key of its own shard count. With
+     * --verbose (run in this JVM, its log captured): the reader's message, its stack trace, and Flink's log at INFO.
      */
     @Test
-    @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    void aStateReaderThatThrowsFailsTheToolWithItsMessageAndNoFlinkLogUnlessVerbose() throws Exception {
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aStateReaderThatThrowsFailsTheToolWithItsMessageAndVerboseAddsTheStackTraceAndFlinksLog() throws Exception {
         String savepoint = savepointWithKeysOfAnotherMaxParallelism();
-
-        Run quiet = runJar("inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2");
-        assertThat(quiet.exit).as(quiet.stderr).isEqualTo(1);
-        assertThat(quiet.stderr).contains("inspect failed: reading the dedup state failed in subtask ")
-                .contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
-                .contains("--verbose prints the stack trace");
-        assertThat(LOG_LINE.matcher(quiet.stderr).find()).as("a log line in:%n%s", quiet.stderr).isFalse();
-        assertThat(quiet.stderr).as("no stack trace").doesNotContain("\tat ");
-        assertThat(quiet.stdout).isEmpty();
-
         StringWriter log = new StringWriter();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
+
         int exit;
-        try (LogCapture capture = LogCapture.of(log)) { // in this JVM: ToolLog raises the levels of whatever configuration it finds
+        try (LogCapture capture = LogCapture.of(log)) { // ToolLog raises the levels of whatever configuration it finds
             exit = DedupTools.run(new String[] {"inspect", "--savepoint", savepoint, "--state-backend", "hashmap", "--parallelism", "2",
-                "--verbose"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+                "--verbose"}, new PrintStream(out), new PrintStream(err));
         }
-        assertThat(exit).isEqualTo(1);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("inspect failed: reading the dedup state failed in subtask ")
-                .contains("is not a shard key")
+
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as(stderr).isEqualTo(1);
+        assertThat(stderr).contains("inspect failed: reading the dedup state failed in subtask ")
+                .contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
                 .contains("\tat io.impressiondedup.operators.dedup.ShardKeys.shardOf");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(log.toString()).as("Flink's log at INFO").contains("INFO MiniCluster Starting Flink Mini Cluster");
     }
 
