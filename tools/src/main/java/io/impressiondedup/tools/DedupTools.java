@@ -45,8 +45,20 @@ public final class DedupTools {
 
     private DedupTools() {}
 
+    /**
+     * Runs a verb and exits with its code, always: a local Flink leaves threads that are not daemons (its actor system's
+     * dispatchers; a State Processor API writer's thread waiting for elements after its job was cancelled), and a JVM
+     * whose main method returned or threw would wait for them forever.
+     */
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err));
+        int exit;
+        try {
+            exit = run(args, System.out, System.err);
+        } catch (Throwable unexpected) { // an Error no verb catches (out of memory, say)
+            System.err.println("dedup-tools failed: " + unexpected);
+            exit = 1;
+        }
+        System.exit(exit);
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {

@@ -1,18 +1,41 @@
 package io.impressiondedup.tools;
 
+import io.impressiondedup.tools.savepoint.StateFunctionFailure;
+import io.impressiondedup.tools.savepoint.StateFunctionReports;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
 
 /**
  * The Flink the tools run on: a local environment in the tool's own JVM, in batch mode (a savepoint is
  * read and written as bounded data). Its temporary files go where {@code java.io.tmpdir} points. A task that fails
  * fails the tool: nothing a retry could change (a savepoint that cannot be read, state that cannot be reshaped), and
  * Flink's default for a job without checkpoints would restart it again and again.
+ *
+ * <p>Every job of a tool is run by {@link #execute} or {@link #collect}, never by {@code env.execute} or {@code
+ * executeAndCollect}: Flink drops the failure of a state writer and then waits forever or writes an incomplete
+ * savepoint, and may name another failure than a state reader's as the job's cause ({@link StateFunctionReports} says
+ * how), so these also wait for the readers' and writers' own reports and fail the run with the first.
  */
 public final class ToolEnvironment {
+
+    /** The global job parameter that names a run, for its state readers' and writers' reports. */
+    private static final String RUN = "dedup-tools.run";
 
     private ToolEnvironment() {}
 
@@ -20,8 +43,107 @@ public final class ToolEnvironment {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0"); // never collide with a cluster on this machine
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(PipelineOptions.GLOBAL_JOB_PARAMETERS, Map.of(RUN, UUID.randomUUID().toString()));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         return env;
+    }
+
+    /** The run {@code env} was created for ({@link #create}); {@code null} for an environment made elsewhere. */
+    public static String runOf(StreamExecutionEnvironment env) {
+        return env.getConfig().getGlobalJobParameters().toMap().get(RUN);
+    }
+
+    /** Runs the job defined in {@code env}, failing with a state function's failure if one is reported. */
+    public static JobExecutionResult execute(StreamExecutionEnvironment env, String jobName) throws Exception {
+        return execute(env, jobName, null, job -> {});
+    }
+
+    /**
+     * Runs the job defined in {@code env} and returns its result; calls {@code progress} every {@code progressInterval}
+     * ({@code null}: never) while it runs. The first of these ends the wait: the job ends, or a state reader or writer
+     * reports that it failed ({@link StateFunctionReports}); then the job is cancelled and its end awaited (Flink bounds a
+     * task's cancellation itself). A reported {@link StateFunctionFailure} is thrown whenever there is one, also after a
+     * job that ended well: Flink finishes a job whose writer failed with few elements left, without that writer's state.
+     * Otherwise the job's own failure is thrown as Flink reports it.
+     */
+    public static JobExecutionResult execute(StreamExecutionEnvironment env, String jobName, Duration progressInterval,
+            Consumer<JobClient> progress) throws Exception {
+        try (StateFunctionReports.Watch functions = StateFunctionReports.watch(requireRunOf(env, jobName))) {
+            JobClient job = env.executeAsync(jobName);
+            CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
+            CompletableFuture<Object> first = CompletableFuture.anyOf(result, functions.failure());
+            while (!first.isDone()) {
+                try {
+                    if (progressInterval == null) {
+                        first.get();
+                    } else {
+                        first.get(progressInterval.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                } catch (TimeoutException stillRunning) {
+                    progress.accept(job);
+                } catch (ExecutionException jobFailed) {
+                    break; // thrown below
+                }
+            }
+            if (!result.isDone()) { // a function failed; a writer's task may wait forever for it to take more elements
+                try {
+                    job.cancel().get();
+                } catch (ExecutionException endedMeanwhile) {
+                    // the job ended on its own since: its result tells
+                }
+                try {
+                    result.get();
+                } catch (ExecutionException cancelled) {
+                    // the failure to report is the function's
+                }
+            }
+            throwReported(functions, null);
+            try {
+                return result.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+    }
+
+    /**
+     * Runs the job that ends in {@code results} (a stream of {@code env}, whose other sinks run too) and gives {@code
+     * each} every element, in the order they come. A failure is thrown as {@link #execute} throws it: a reader's or
+     * writer's own report first, else what the job's result iterator says.
+     */
+    public static <T> void collect(DataStream<T> results, String jobName, Consumer<T> each) throws Exception {
+        StreamExecutionEnvironment env = results.getExecutionEnvironment();
+        try (StateFunctionReports.Watch functions = StateFunctionReports.watch(requireRunOf(env, jobName));
+                CloseableIterator<T> elements = results.collectAsync()) {
+            env.executeAsync(jobName);
+            try {
+                while (elements.hasNext()) {
+                    each.accept(elements.next());
+                }
+            } catch (RuntimeException jobFailed) {
+                throwReported(functions, jobFailed);
+                throw jobFailed;
+            }
+            throwReported(functions, null);
+        }
+    }
+
+    private static void throwReported(StateFunctionReports.Watch functions, Exception flinksOwn) throws StateFunctionFailure {
+        StateFunctionFailure reported = functions.failure().getNow(null);
+        if (reported != null) {
+            if (flinksOwn != null) {
+                reported.addSuppressed(flinksOwn);
+            }
+            throw reported;
+        }
+    }
+
+    private static String requireRunOf(StreamExecutionEnvironment env, String jobName) {
+        String run = runOf(env);
+        if (run == null) {
+            throw new IllegalArgumentException("The environment of job '" + jobName + "' was not made by ToolEnvironment.create");
+        }
+        return run;
     }
 }

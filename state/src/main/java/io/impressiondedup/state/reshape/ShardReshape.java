@@ -323,7 +323,9 @@ public final class ShardReshape implements Serializable {
                 }
             }
             List<Destination> destinations = new ArrayList<>();
-            if (layout == null || layout.cellCount() == 1) { // a whole part (or a section of no live bucket): to every child
+            // A whole part to every child; so too a section no part holds (a corrupt savepoint: copied as it is, and refused by the
+            // writer if it meets a moved section of the same bucket and band).
+            if (layout == null || layout.cellCount() == 1) {
                 for (int i = 0; i < f; i++) {
                     destinations.add(new Destination(shard * f + i, key));
                 }

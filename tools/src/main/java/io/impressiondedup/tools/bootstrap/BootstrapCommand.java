@@ -17,9 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -27,10 +25,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolArguments;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
@@ -70,7 +66,7 @@ public final class BootstrapCommand {
 
     private static List<ConfigOption<?>> accepted() {
         List<ConfigOption<?>> accepted = new ArrayList<>(List.of(BootstrapOptions.FROM_FILE, BootstrapOptions.FROM_TOPIC,
-                BootstrapOptions.AS_OF, ToolOptions.OUTPUT, ToolOptions.PARALLELISM));
+                BootstrapOptions.AS_OF, ToolOptions.OUTPUT, ToolOptions.PARALLELISM, ToolOptions.VERBOSE));
         accepted.addAll(PLAN);
         accepted.remove(PAGE_CACHE_BYTES); // the job's heap cache: no part of the state
         accepted.addAll(List.of(FINGERPRINT_SECRET_FILE, BOOTSTRAP_SERVERS, REQUEST_ID_FIELD, AD_ID_FIELD, TIMESTAMP_FIELD, DEDUP_KEY,
@@ -111,8 +107,13 @@ public final class BootstrapCommand {
                         history.impressions(env, plan.shards(), horizon), shardKeys, impression -> impression.shard,
                         new HistoryStateWriter(plan, settings.fingerprintCheck, settings.dedupKey)))
                 .write(settings.output);
-        JobClient job = env.executeAsync("dedup-tools bootstrap");
-        JobExecutionResult result = awaitWithProgress(job, err);
+        JobExecutionResult result;
+        try {
+            result = ToolEnvironment.execute(env, "dedup-tools bootstrap", PROGRESS_INTERVAL, job -> printProgress(job, err));
+        } catch (Exception e) {
+            ToolOptions.removeOutput(settings.output, e);
+            throw e;
+        }
         BootstrapAccount account = new BootstrapAccount(result.getAllAccumulatorResults(), insertedIn(settings));
         err.println(account.progress());
         out.print(account.summary(settings.output, horizon));
@@ -135,46 +136,28 @@ public final class BootstrapCommand {
     private static Long newestTimestamp(HistorySource history, Settings settings) throws Exception {
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
         KeySelector<Long, Integer> all = time -> 0;
-        try (CloseableIterator<Long> newest = history.impressions(env, settings.plan.shards(), null)
+        List<Long> newest = new ArrayList<>();
+        ToolEnvironment.collect(history.impressions(env, settings.plan.shards(), null)
                 .map(impression -> impression.eventTime).returns(Types.LONG)
                 .keyBy(all, Types.INT)
-                .reduce(Math::max)
-                .executeAndCollect("dedup-tools bootstrap: newest timestamp")) {
-            Long max = null;
-            while (newest.hasNext()) {
-                long time = newest.next();
-                max = max == null ? time : Math.max(max, time);
-            }
-            return max;
-        }
+                .reduce(Math::max), "dedup-tools bootstrap: newest timestamp", newest::add);
+        return newest.stream().max(Long::compare).orElse(null);
     }
 
     /** The impressions inserted, read back from the bucket directories of the savepoint written (not its pages). */
     private static long insertedIn(Settings settings) throws Exception {
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
-        long inserted = 0;
-        try (CloseableIterator<Long> counts = SavepointReader.read(env, settings.output, ToolOptions.backendOf(settings.stateBackend))
-                .readKeyedState(DedupSavepoint.OPERATOR, new DirectoryInsertCount(), Types.INT, Types.LONG)
-                .executeAndCollect("dedup-tools bootstrap: count")) {
-            while (counts.hasNext()) {
-                inserted += counts.next();
-            }
-        }
-        return inserted;
+        long[] inserted = {0};
+        ToolEnvironment.collect(DedupSavepoint.keyedState(settings.output, env, ToolOptions.backendOf(settings.stateBackend),
+                new DirectoryInsertCount(), Types.LONG), "dedup-tools bootstrap: count", count -> inserted[0] += count);
+        return inserted[0];
     }
 
-    private static JobExecutionResult awaitWithProgress(JobClient job, PrintStream err) throws Exception {
-        CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
-        while (true) {
-            try {
-                return result.get(PROGRESS_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException stillRunning) {
-                try {
-                    err.println(new BootstrapAccount(job.getAccumulators().get(10, TimeUnit.SECONDS), -1).progress());
-                } catch (Exception e) {
-                    // The job may be finishing: the next round or the result tells.
-                }
-            }
+    private static void printProgress(JobClient job, PrintStream err) {
+        try {
+            err.println(new BootstrapAccount(job.getAccumulators().get(10, TimeUnit.SECONDS), -1).progress());
+        } catch (Exception e) {
+            // The job may be finishing: the next round or the result tells.
         }
     }
 
@@ -222,16 +205,8 @@ public final class BootstrapCommand {
                     throw new InvalidOptionException("Cannot read --" + BootstrapOptions.FROM_FILE.key() + " " + file + ": " + e, e);
                 }
             }
-            output = required(options, ToolOptions.OUTPUT);
+            output = ToolOptions.newOutput(required(options, ToolOptions.OUTPUT));
             required(options, CAPACITY);
-            try {
-                Path path = new Path(output);
-                if (path.getFileSystem().exists(path)) {
-                    throw new InvalidOptionException("--" + ToolOptions.OUTPUT.key() + " " + output + " exists: give a new directory");
-                }
-            } catch (java.io.IOException e) {
-                throw new InvalidOptionException("Cannot check --" + ToolOptions.OUTPUT.key() + " " + output + ": " + e, e);
-            }
             parallelism = options.get(ToolOptions.PARALLELISM);
             if (parallelism < 1) {
                 throw new InvalidOptionException("Invalid value '" + parallelism + "' for --" + ToolOptions.PARALLELISM.key()

@@ -18,13 +18,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolEnvironment;
 import io.impressiondedup.tools.ToolOptions;
 import io.impressiondedup.tools.VerbRun;
@@ -58,7 +56,7 @@ public final class InspectCommand {
     static final List<ConfigOption<?>> ACCEPTED = List.of(ToolOptions.SAVEPOINT, DedupJobOptions.STATE_BACKEND,
             DedupJobOptions.BUCKET_SIZE, DedupJobOptions.RETENTION, DedupJobOptions.ALLOWED_LATENESS, DedupJobOptions.ZONE,
             DedupJobOptions.FINGERPRINT_SECRET_FILE, InspectOptions.PER_SHARD, InspectOptions.JSON, InspectOptions.REQUEST_ID,
-            InspectOptions.AD_ID, InspectOptions.EVENT_TIME, InspectOptions.QUERY_FILE, ToolOptions.PARALLELISM);
+            InspectOptions.AD_ID, InspectOptions.EVENT_TIME, InspectOptions.QUERY_FILE, ToolOptions.PARALLELISM, ToolOptions.VERBOSE);
 
     private InspectCommand() {}
 
@@ -225,20 +223,16 @@ public final class InspectCommand {
         FilterStatistics totals = new FilterStatistics();
         List<BucketFigures> figures = new ArrayList<>();
         QueryVerdict[] verdicts = new QueryVerdict[queries.size()];
-        try (CloseableIterator<ShardInspection> it = savepoint.reader(env, backend)
-                .readKeyedState(DedupSavepoint.OPERATOR, inspector, Types.INT, TypeInformation.of(ShardInspection.class))
-                .executeAndCollect("dedup-tools inspect")) {
-            while (it.hasNext()) {
-                ShardInspection shard = it.next();
-                if (shard.directory != null) {
-                    totals.add(new ShardEntry(shard.shard, ShardEntry.DIRECTORY, shard.directory).directory());
-                }
-                figures.addAll(List.of(shard.buckets));
-                for (QueryVerdict verdict : shard.verdicts) {
-                    verdicts[verdict.index] = verdict;
-                }
-            }
-        }
+        ToolEnvironment.collect(savepoint.keyedState(env, backend, inspector, TypeInformation.of(ShardInspection.class)), "dedup-tools inspect",
+                shard -> {
+                    if (shard.directory != null) {
+                        totals.add(new ShardEntry(shard.shard, ShardEntry.DIRECTORY, shard.directory).directory());
+                    }
+                    figures.addAll(List.of(shard.buckets));
+                    for (QueryVerdict verdict : shard.verdicts) {
+                        verdicts[verdict.index] = verdict;
+                    }
+                });
         for (Query query : queries) {
             if (verdicts[query.index()] == null) { // its shard holds no state at all
                 verdicts[query.index()] = decision.decide(query, null, null, null);

@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.tools.ToolArguments;
+import io.impressiondedup.tools.ToolOptions;
 import io.impressiondedup.tools.bootstrap.HistoryRowParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +32,8 @@ final class ReplaySettings {
     /** The options {@code replay} accepts. */
     static final List<ConfigOption<?>> ACCEPTED = List.of(BOOTSTRAP_SERVERS, DLQ_TOPIC, ReplayOptions.REASON, ReplayOptions.SOURCE_TOPIC,
             ReplayOptions.SOURCE_PARTITION, ReplayOptions.FROM_OFFSETS, ReplayOptions.FROM_TIME, ReplayOptions.UNTIL_TIME,
-            ReplayOptions.TO_TOPIC, ReplayOptions.DRY_RUN, ReplayOptions.ALLOW_INCOMPLETE, ReplayOptions.TRANSACTIONAL_ID);
+            ReplayOptions.TO_TOPIC, ReplayOptions.DRY_RUN, ReplayOptions.ALLOW_INCOMPLETE, ReplayOptions.TRANSACTIONAL_ID,
+            ToolOptions.VERBOSE);
 
     final String bootstrapServers;
     final String dlqTopic;

@@ -58,8 +58,8 @@ public final class ReshapeCommand {
     static final String USAGE = "reshape --savepoint <dir> --output <dir> --shards <new count> [--name value ...]";
     static final String BYTES_WRITTEN = "dedup-state-bytes-written";
 
-    private static final List<ConfigOption<?>> OPTIONS = List.of(
-            ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS, DedupJobOptions.STATE_BACKEND, ToolOptions.PARALLELISM);
+    private static final List<ConfigOption<?>> OPTIONS = List.of(ToolOptions.SAVEPOINT, ToolOptions.OUTPUT, DedupJobOptions.SHARDS,
+            DedupJobOptions.STATE_BACKEND, ToolOptions.PARALLELISM, ToolOptions.VERBOSE);
 
     private ReshapeCommand() {}
 
@@ -81,6 +81,7 @@ public final class ReshapeCommand {
                 throw new InvalidOptionException("Missing required option --" + required.key() + ". Run with --help for the list.");
             }
         }
+        ToolOptions.newOutput(options.get(ToolOptions.OUTPUT));
         return options;
     }
 
@@ -132,7 +133,13 @@ public final class ReshapeCommand {
                 .removeOperator(DedupSavepoint.OPERATOR)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.entries(entries, keys, savepoint.facts(), true))
                 .write(output);
-        JobExecutionResult result = env.execute("dedup-tools reshape " + plan.from() + " -> " + plan.to() + " shards");
+        JobExecutionResult result;
+        try {
+            result = ToolEnvironment.execute(env, "dedup-tools reshape " + plan.from() + " -> " + plan.to() + " shards");
+        } catch (Exception e) {
+            ToolOptions.removeOutput(output, e);
+            throw e;
+        }
         Long written = result.getAccumulatorResult(BYTES_WRITTEN);
         return written == null ? 0 : written;
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import io.impressiondedup.state.BucketFilters;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorState;
@@ -17,10 +18,10 @@ import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.CloseableIterator;
 import io.impressiondedup.tools.ToolEnvironment;
 
 /**
@@ -126,15 +127,25 @@ public final class DedupSavepoint {
         return facts;
     }
 
-    /** A reader of this savepoint in {@code env} (one per job the tool runs). */
-    public SavepointReader reader(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
-        return SavepointReader.read(env, path, backend);
-    }
-
     /** Every shard's keyed state, entry by entry, in {@code env}. */
     public DataStream<ShardEntry> shardEntries(StreamExecutionEnvironment env, StateBackend backend) throws IOException {
-        return reader(env, backend).readKeyedState(OPERATOR, new ShardEntryReader(facts.shardKeys()), Types.INT,
-                Types.POJO(ShardEntry.class));
+        return keyedState(env, backend, new ShardEntryReader(facts.shardKeys()), Types.POJO(ShardEntry.class));
+    }
+
+    /** What {@code reader} reads of every shard's keyed state, in {@code env}. */
+    public <T> DataStream<T> keyedState(StreamExecutionEnvironment env, StateBackend backend, KeyedStateReaderFunction<Integer, T> reader,
+            TypeInformation<T> type) throws IOException {
+        return keyedState(path, env, backend, reader, type);
+    }
+
+    /**
+     * What {@code reader} reads of every shard's keyed state in the savepoint at {@code path}, in {@code env}: the one way
+     * the tools read it, so that what a reader throws is what the tool reports ({@link WatchedStateReader}).
+     */
+    public static <T> DataStream<T> keyedState(String path, StreamExecutionEnvironment env, StateBackend backend,
+            KeyedStateReaderFunction<Integer, T> reader, TypeInformation<T> type) throws IOException {
+        return SavepointReader.read(env, path, backend).readKeyedState(OPERATOR, new WatchedStateReader<>(reader, ToolEnvironment.runOf(env)),
+                Types.INT, type);
     }
 
     /**
@@ -143,11 +154,10 @@ public final class DedupSavepoint {
      */
     public Map<Integer, BucketFilters> directories(StateBackend backend, int parallelism) throws Exception {
         Map<Integer, BucketFilters> directories = new TreeMap<>();
-        DataStream<ShardEntry> entries = reader(ToolEnvironment.create(parallelism), backend)
-                .readKeyedState(OPERATOR, new DirectoryReader(facts.shardKeys()), Types.INT, Types.POJO(ShardEntry.class));
-        for (ShardEntry entry : collect(entries)) {
-            directories.put(entry.shard, entry.directory());
-        }
+        DataStream<ShardEntry> entries = keyedState(ToolEnvironment.create(parallelism), backend, new DirectoryReader(facts.shardKeys()),
+                Types.POJO(ShardEntry.class));
+        ToolEnvironment.collect(entries, "dedup-tools: the savepoint's bucket directories",
+                entry -> directories.put(entry.shard, entry.directory()));
         return directories;
     }
 
@@ -165,9 +175,7 @@ public final class DedupSavepoint {
 
     private static <T> List<T> collect(DataStream<T> stream) throws Exception {
         List<T> all = new ArrayList<>();
-        try (CloseableIterator<T> it = stream.executeAndCollect()) {
-            it.forEachRemaining(all::add);
-        }
+        ToolEnvironment.collect(stream, "dedup-tools: the savepoint's facts", all::add);
         return all;
     }
 }

@@ -7,6 +7,7 @@ import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.StateBootstrapTransformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import io.impressiondedup.tools.ToolEnvironment;
 
 /**
  * Turns a stream of the dedup operator's future state into the transformation a {@link SavepointWriter}
@@ -29,7 +30,7 @@ public final class DedupSavepointWriter {
         KeySelector<IN, Integer> key = element -> shardKeys.keyOf(shardOf.shardOf(element));
         return OperatorTransformation.bootstrapWith(elements)
                 .keyBy(key, Types.INT)
-                .transform(writer);
+                .transform(new WatchedStateWriter<>(writer, ToolEnvironment.runOf(elements.getExecutionEnvironment())));
     }
 
     /** {@link ShardEntry}s written back as they are, each under its own {@link ShardEntry#shard}. */

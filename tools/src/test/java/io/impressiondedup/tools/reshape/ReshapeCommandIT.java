@@ -263,6 +263,17 @@ class ReshapeCommandIT {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--shards");
     }
 
+    /** A failed reshape removes what it wrote at --output, so --output must not hold anything of the user's. */
+    @Test
+    void anOutputThatExistsIsABadCommandLineNamingTheOption() throws Exception {
+        java.nio.file.Files.createDirectories(dir.resolve("after"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = DedupTools.run(new String[] {"reshape", "--savepoint", dir.resolve("no-savepoint").toString(), "--output",
+            dir.resolve("after").toString(), "--shards", "8"}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--output " + dir.resolve("after") + " exists: give a new directory");
+    }
+
     private static final OperatorIdentifier OTHER = OperatorIdentifier.forUid("kafka-source-standin");
 
     /** Another operator's list state, standing in for the Kafka source's offsets. */
