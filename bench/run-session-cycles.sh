@@ -4,14 +4,14 @@
 # is: Flink's default 256m of TaskManager metaspace), each job submitted over REST by deploy/local/job.sh as users
 # do (the jar uploaded each time), reading a real Kafka topic, cancelled once it has read input and completed a
 # checkpoint. After each cancellation the TaskManager gets forced GCs (jcmd GC.run) until no user-code class loader
-# is left on it (at most 60 s: a job whose loader stays reachable is then recorded as such), and then its metaspace
-# is read.
+# is left on it (at most 60 s: a job whose loader stays reachable is then recorded as such; the first job's loader
+# can take a minute, held by JIT-compiled code on a thread's stack), and then its metaspace is read.
 #
 #   bench/run-session-cycles.sh [--cycles 100] [--out FILE]
 #
 # Prints, and writes to FILE (default bench/target/session-cycles.tsv), one row per cycle: the TaskManager's and
-# the JobManager's metaspace used after GC (KiB, jcmd VM.metaspace), the user-code class loaders left on the
-# TaskManager and the forced GCs it took to get there, the TaskManager's threads, of them Kafka client threads
+# the JobManager's metaspace used after GC (KiB, jstat's MU), the user-code class loaders left on the TaskManager and
+# the rounds of forced GCs it took to get there, the TaskManager's threads, of them Kafka client threads
 # (kafka-admin-client-thread, kafka-producer-network-thread, ...), and the lz4-java libraries extracted in the
 # TaskManager's temporary directory. Ends with the first and last cycle's metaspace and the growth between them;
 # exits 1 if a JVM of the cluster logged an OutOfMemoryError or the TaskManager's metaspace after the last cycle is
@@ -19,7 +19,8 @@
 #
 # The cluster runs in RUN_DIR (default bench/target/session-cycles-run) on REST_PORT/KAFKA_PORT/CONTROLLER_PORT/
 # JM_RPC_PORT (deploy/local/cluster.sh's defaults: 8081, 9092, 9093, 6123) and is stopped on exit, also after a
-# failure. About 20 s per cycle on 2 cores.
+# failure. About 16 to 20 s per cycle on 2 cores (each job first waits for the brokers to abort the transaction the
+# job before left open under the same transactional ids, as a resubmitted job does).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -69,18 +70,20 @@ metaspace_kib() { # used metaspace of a JVM after its last GC, KiB (jstat's MU)
 }
 user_loaders() { jcmd "$1" VM.classloader_stats | grep -c 'ChildFirstClassLoader' || true; }
 
-# GC.run until no user-code class loader is left (finalizable objects of the job, lz4-java's among them, keep
-# theirs one GC longer), at most 60 s; prints the GCs it took.
+# Forced GCs until no user-code class loader is left, at most 60 s; prints the rounds it took. Each round is one attach:
+# a GC, the finalizers it found pending (lz4-java's native hashes are finalizable: they keep a job's loader one GC
+# longer), another GC.
+printf 'GC.run\nGC.run_finalization\nGC.run\n' > "$RUN_DIR/collect.jcmd"
 collect() {
-  local gcs=0 deadline=$((SECONDS + 60))
+  local rounds=0 deadline=$((SECONDS + 60))
   while :; do
-    jcmd "$TM" GC.run > /dev/null
-    gcs=$((gcs + 1))
+    jcmd "$TM" -f "$RUN_DIR/collect.jcmd" > /dev/null
+    rounds=$((rounds + 1))
     [[ $(user_loaders "$TM") -eq 0 ]] && break
     ((SECONDS < deadline)) || break
     sleep 0.5
   done
-  echo "$gcs"
+  echo "$rounds"
 }
 
 records_read() { # records the job's tasks have received from one another (REST metrics of its vertices)
@@ -89,7 +92,7 @@ records_read() { # records the job's tasks have received from one another (REST 
 
 checkpoints_completed() { curl -sf "$REST/jobs/$1/checkpoints" | jq -r '.counts.completed // 0'; }
 
-printf 'cycle\tjob\ttm_metaspace_kib\tjm_metaspace_kib\ttm_user_loaders\tgcs\ttm_threads\ttm_kafka_threads\tlz4_temp_libs\n' | tee "$out"
+printf 'cycle\tjob\ttm_metaspace_kib\tjm_metaspace_kib\ttm_user_loaders\tgc_rounds\ttm_threads\ttm_kafka_threads\tlz4_temp_libs\n' | tee "$out"
 for cycle in $(seq 1 "$cycles"); do
   job=$("$JOB" submit --parallelism 2 -- "${ARGS[@]}" 2> "$RUN_DIR/submit.err") || die "submission $cycle failed: $(cat "$RUN_DIR/submit.err")"
   deadline=$((SECONDS + 120))

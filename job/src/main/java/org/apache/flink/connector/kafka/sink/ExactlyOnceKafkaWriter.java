@@ -71,10 +71,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * {@link #close()} if the writer fails before. The connector's own class never closes it. An admin client left open
  * keeps a thread ({@code kafka-admin-client-thread | adminclient-N}), a broker connection and its app-info and metrics
  * MBeans in the platform MBean server; since Kafka's client classes come from the job's jar, the thread and the MBeans
- * keep the job's class loader, with every class of the job, reachable after the job ends. On a session cluster each
- * job then left about 15 MB of metaspace on every TaskManager it ran on, until {@code OutOfMemoryError: Metaspace}
- * (deploy/README.md, "Session clusters"); within one job, each failover left one more thread and connection per sink
- * subtask.
+ * keep the job's class loader, with every class of the job, reachable after the job ends. With the connector's class,
+ * each job on a session cluster leaves about 15 MB of metaspace on every TaskManager it ran on, until {@code
+ * OutOfMemoryError: Metaspace} at the 21st job with Flink's default 256 MB (deploy/README.md, "Session clusters"), and
+ * within one job each failover leaves one more thread and broker connection per sink subtask.
  *
  * <p>The job's jar ships this class in place of the connector's (job/pom.xml's shade filter drops the connector's);
  * {@code ExactlyOnceKafkaWriterCopyTest} fails if the connector's class is not the one this copy was made from, so
