@@ -173,9 +173,9 @@ log "starting Kafka and the JobManager"
 # The process size is the sum of config.yaml's components (1600m), plus the metaspace and task heap added here.
 tm_process_size=$((1600 + 768 + tm_task_heap_mb - 384))m
 # Metaspace 256m -> 1024m (and the process size with it): every job submitted to the session loads its jar in a
-# class loader of its own, which the Kafka connector's unclosed admin clients keep alive after the job (the
-# known issue in deploy/README.md): metaspace grows ~15 MB a job; at 256m it died of "OutOfMemoryError:
-# Metaspace" at the 21st job of a 3-round run.
+# class loader of its own. The dedup job's leaves nothing behind (deploy/README.md, "Session clusters"), but a
+# --before-jar built before its exactly-once writer closed its Kafka admin client keeps ~15 MB a job (at 256m a
+# 3-round run died of "OutOfMemoryError: Metaspace" at the 21st job), and the SQL peer's jobs were not measured.
 sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e "s/^      size: 1600m\$/      size: $tm_process_size/" \
   -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' \
   -e "/^    task:/{n;n;s/^        size: 384m\$/        size: ${tm_task_heap_mb}m/}" "$RUN_DIR/conf/config.yaml"

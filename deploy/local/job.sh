@@ -2,7 +2,7 @@
 # The dedup job on a running Flink session cluster, through the REST API (no Flink CLI needed).
 #
 #   deploy/local/job.sh submit [--parallelism N] [--from-savepoint PATH [--allow-non-restored-state]] -- JOB_ARGS...
-#       uploads job/target/dedup-job.jar (building it if missing), runs it, waits until all its
+#       uploads job/target/dedup-job.jar (building it if missing), runs it, deletes the upload, waits until all its
 #       tasks run (fails with the job's root exception if it fails first), prints the job id;
 #       --allow-non-restored-state skips savepoint state of operators the job does not have (the
 #       stats operators of a savepoint taken with --stats-topic, restored without it)
@@ -46,6 +46,8 @@ rest() { # rest <method> <path> [json]
   printf '%s' "$out"
 }
 
+delete_jar() { curl -sS -X DELETE "$REST/jars/$1" > /dev/null || log "could not delete the uploaded jar $1 (GET /jars lists it)"; }
+
 submit() {
   local parallelism="" savepoint="" allow_non_restored=false
   while [[ $# -gt 0 && $1 != -- ]]; do
@@ -72,8 +74,12 @@ submit() {
             + (if $parallelism == "" then {} else {parallelism: ($parallelism | tonumber)} end)
             + (if $savepoint == "" then {} else {savepointPath: $savepoint, allowNonRestoredState: $allow} end)' \
     -- "$@")
-  local job_id
-  job_id=$(rest POST "/jars/$jar_id/run" "$body" | jq -r .jobid)
+  # The cluster keeps an uploaded jar until it is deleted (web.upload.dir on the JobManager, 25 MB a submission); once the
+  # run request has returned, the job has its own copy in the blob store, so the upload goes, the run failed or not.
+  local run job_id
+  run=$(rest POST "/jars/$jar_id/run" "$body") || { delete_jar "$jar_id"; exit 1; }
+  delete_jar "$jar_id"
+  job_id=$(jq -r .jobid <<< "$run")
   [[ -n $job_id && $job_id != null ]] || die "the cluster returned no job id"
   log "submitted job $job_id${parallelism:+ at parallelism $parallelism}${savepoint:+ from $savepoint}"
   # Returns once every task runs, so that the next command (a savepoint, say) finds the job ready.

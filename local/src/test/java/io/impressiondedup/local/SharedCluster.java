@@ -12,8 +12,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One real standalone cluster (Kafka, a JobManager, two TaskManagers of two slots each) shared by the ITs that only
- * submit jobs to it: {@link ClusterIT} and the state tools' ITs ({@code @ExtendWith(SharedCluster.class)}, then {@link
- * #cluster()}). The first of them starts it; it is stopped when the test run ends, so they pay for one start-up instead
+ * submit jobs to it: {@link ClusterIT}, the state tools' ITs and {@link SessionClusterMetaspaceIT} ({@code
+ * @ExtendWith(SharedCluster.class)}, then {@link #cluster()}). The first of them starts it; it is stopped when the test run ends, so they pay for one start-up instead
  * of one each. An IT that kills the broker or breaks the cluster's storage ({@link FaultsIT}), or measures one
  * TaskManager's files and heap ({@link SoakIT}), keeps a cluster of its own.
  *
