@@ -1,5 +1,6 @@
 package io.impressiondedup.local;
 
+import io.impressiondedup.job.io.kafka.AdminReleasingKafkaSink;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,7 +14,6 @@ import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaWriterState;
 import org.apache.flink.connector.kafka.sink.TwoPhaseCommittingStatefulSink;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -22,7 +22,7 @@ import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
- * The job's own {@link KafkaSink}, unchanged, with one hook: once armed (after {@link #ARM_AFTER}
+ * The job's own Kafka sink ({@link AdminReleasingKafkaSink}), unchanged, with one hook: once armed (after {@link #ARM_AFTER}
  * records were written), the first commit of a completed checkpoint's transactions fails the job
  * instead of committing, so that the job restarts from that checkpoint with its transaction still
  * open on the brokers: the one deterministic way to put a job exactly where an outage costs
@@ -45,9 +45,9 @@ final class CommitGateSink<IN> implements TwoPhaseCommittingStatefulSink<IN, Kaf
     static final AtomicLong REFUSED_RECORDS = new AtomicLong(-1);
     static final List<String> REFUSED_TRANSACTIONS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private final KafkaSink<IN> kafka;
+    private final AdminReleasingKafkaSink<IN> kafka;
 
-    CommitGateSink(KafkaSink<IN> kafka) {
+    CommitGateSink(AdminReleasingKafkaSink<IN> kafka) {
         this.kafka = kafka;
     }
 

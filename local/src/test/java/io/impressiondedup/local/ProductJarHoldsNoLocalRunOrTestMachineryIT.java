@@ -7,11 +7,9 @@ import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.testdata.generate.ValueFormat;
-import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
@@ -83,23 +81,6 @@ class ProductJarHoldsNoLocalRunOrTestMachineryIT {
             assertThat(read.invoke(reader, (Object) record.value)).isNull();
             assertThat(fields.getMethod("keyText", int.class).invoke(reader, 0)).isEqualTo(record.requestId);
             assertThat(jar.loadClass("io.impressiondedup.shaded.avro.Schema").getClassLoader()).isSameAs(jar);
-        }
-    }
-
-    /**
-     * The jar's exactly-once Kafka writer is the job's copy, which closes the admin client it lists lingering transactions
-     * with (job/src/main/java/org/apache/flink/connector/kafka/sink/ExactlyOnceKafkaWriter.java), and the only one: the
-     * connector's own leaves that client, its thread and the job's class loader behind on every TaskManager.
-     */
-    @Test
-    void theJobJarHoldsTheExactlyOnceWriterThatClosesItsAdminClient() throws Exception {
-        String writer = "org/apache/flink/connector/kafka/sink/ExactlyOnceKafkaWriter.class";
-        try (JarFile file = new JarFile(Repository.jobJar().toFile())) {
-            assertThat(file.stream().map(ZipEntry::getName).filter(writer::equals)).as("entries %s", writer).hasSize(1);
-            try (InputStream in = file.getInputStream(file.getEntry(writer))) {
-                assertThat(new String(in.readAllBytes(), StandardCharsets.ISO_8859_1)).as("the job's copy of %s", writer)
-                        .contains("closeAdminClient");
-            }
         }
     }
 

@@ -70,7 +70,7 @@ public final class KafkaConnectors {
         return builder.build();
     }
 
-    public static KafkaSink<Impression> outputSink(DedupJobConfig config) {
+    public static AdminReleasingKafkaSink<Impression> outputSink(DedupJobConfig config) {
         return sink(config, config.outputTopic(), OUTPUT_ID_SUFFIX, new KafkaRecords.Unchanged(config.outputTopic()));
     }
 
@@ -78,12 +78,12 @@ public final class KafkaConnectors {
      * The dead-letter sink, its records sized to fit the topic: reads the topic's {@code
      * max.message.bytes} from the brokers now ({@link TopicMaxMessageBytes#ofDeadLetterTopic}).
      */
-    public static KafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config) {
+    public static AdminReleasingKafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config) {
         return deadLetterSink(config, TopicMaxMessageBytes.ofDeadLetterTopic(config));
     }
 
     /** The dead-letter sink for a topic that takes records of up to {@code topicMaxMessageBytes}. */
-    public static KafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config, int topicMaxMessageBytes) {
+    public static AdminReleasingKafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config, int topicMaxMessageBytes) {
         return sink(config, config.dlqTopic(), DEAD_LETTER_ID_SUFFIX, deadLetterSerializer(config, topicMaxMessageBytes));
     }
 
@@ -131,12 +131,12 @@ public final class KafkaConnectors {
         }
     }
 
-    public static KafkaSink<Impression> duplicatesSink(DedupJobConfig config, String topic) {
+    public static AdminReleasingKafkaSink<Impression> duplicatesSink(DedupJobConfig config, String topic) {
         return sink(config, topic, DUPLICATES_ID_SUFFIX, new KafkaRecords.Unchanged(topic));
     }
 
     /** The reconciliation rows' sink ({@link StatsRows}), with the job's delivery guarantee and a transactional-id prefix of its own. */
-    public static KafkaSink<io.impressiondedup.operators.stats.StatsRow> statsSink(DedupJobConfig config, String topic) {
+    public static AdminReleasingKafkaSink<io.impressiondedup.operators.stats.StatsRow> statsSink(DedupJobConfig config, String topic) {
         return sink(config, topic, STATS_ID_SUFFIX, new StatsRows(topic));
     }
 
@@ -152,8 +152,10 @@ public final class KafkaConnectors {
         return producer;
     }
 
-    private static <T> KafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix, KafkaRecordSerializationSchema<T> serializer) {
-        return KafkaSink.<T>builder()
+    /** The connector's sink with the job's settings, releasing the admin client its exactly-once writers open ({@link AdminReleasingKafkaSink}). */
+    private static <T> AdminReleasingKafkaSink<T> sink(DedupJobConfig config, String topic, String idSuffix,
+            KafkaRecordSerializationSchema<T> serializer) {
+        return new AdminReleasingKafkaSink<>(KafkaSink.<T>builder()
                 .setBootstrapServers(config.bootstrapServers())
                 .setKafkaProducerConfig(producerProperties(config))
                 .setRecordSerializer(serializer)
@@ -162,7 +164,7 @@ public final class KafkaConnectors {
                 .setTransactionalIdPrefix(transactionalIdPrefix(config) + idSuffix)
                 // Reuses a small pool of transactional ids instead of one per checkpoint and subtask.
                 .setTransactionNamingStrategy(TransactionNamingStrategy.POOLING)
-                .build();
+                .build());
     }
 
     private static OffsetsInitializer startingOffsets(DedupJobConfig config) {
