@@ -6,6 +6,7 @@
 #                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
 #                                 [--restored-from SAVEPOINT --restored-capacity N [--restored-variant LABEL=ARGS ...]]
 #                                 [--tm-task-heap SIZE] [--span DURATION] [--flink-conf 'KEY: VALUE' ...]
+#                                 [--cluster-config ours|flink-defaults]
 #
 # Variants: byte-pass-through (source to sink, nothing else), keyed-pass-through (the same across a
 # keyBy: the floor of any keyed job), parse-pass-through (this job's whole topology without its dedup
@@ -54,6 +55,9 @@
 # production but three times in one run here.
 # --flink-conf 'KEY: VALUE' (repeatable): a line added to the cluster's config.yaml, for settings an operator
 # makes cluster-wide, such as state.backend.rocksdb.* options; they apply to every variant of the run.
+# --cluster-config flink-defaults: the cluster starts from bench/conf/flink-defaults.yaml, Flink's own defaults
+# (what a user's cluster has: no RocksDB options, TaskManager process 1728m, metaspace 256m), with 4 slots, instead
+# of deploy/conf/config.yaml (ours, the default); --tm-task-heap does not apply there.
 # --tm-task-heap SIZE: the TaskManager's task heap (taskmanager.memory.task.heap.size, config.yaml's 384m by
 # default; the process size grows with it), for settings that need more heap, such as a larger --page-cache-bytes.
 set -euo pipefail
@@ -75,7 +79,7 @@ PARALLELISM=2
 CAPACITY=1000000
 
 rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar="" delayed_share=0 restored_from="" restored_capacity=""
-tm_task_heap_mb=384 span=4d
+tm_task_heap_mb=384 span=4d cluster_config=ours
 flink_conf=()
 declare -A RESTORED_ARGS=()
 while [[ $# -gt 0 ]]; do
@@ -97,12 +101,17 @@ while [[ $# -gt 0 ]]; do
     --flink-conf)
       [[ $2 =~ ^[a-z0-9.-]+:\ .+$ ]] || { echo "--flink-conf takes 'key: value', got '$2'" >&2; exit 2; }
       flink_conf+=("$2"); shift 2 ;;
+    --cluster-config)
+      [[ $2 == ours || $2 == flink-defaults ]] || { echo "--cluster-config takes ours or flink-defaults, got '$2'" >&2; exit 2; }
+      cluster_config=$2; shift 2 ;;
     --tm-task-heap)
       [[ $2 =~ ^[0-9]+m$ ]] || { echo "--tm-task-heap takes a size in megabytes like 1024m, got '$2'" >&2; exit 2; }
       tm_task_heap_mb=${2%m}; shift 2 ;;
-    *) sed -n '2,57p' "$0"; exit 2 ;;
+    *) sed -n '2,61p' "$0"; exit 2 ;;
   esac
 done
+[[ $cluster_config == ours || $tm_task_heap_mb == 384 ]] || { echo "--tm-task-heap applies to --cluster-config ours only" >&2; exit 2; }
+[[ $cluster_config == flink-defaults ]] && export FLINK_CONFIG=$REPO/bench/conf/flink-defaults.yaml
 [[ $rounds =~ ^[0-9]+$ ]] || { echo "--rounds must be a non-negative integer, got '$rounds'" >&2; exit 2; }
 [[ $rounds -gt 0 || -n $profile ]] || { echo "--rounds 0 needs --profile" >&2; exit 2; }
 ((small < large)) || { echo "--small ($small) must be below --large ($large)" >&2; exit 2; }
@@ -170,18 +179,23 @@ CHECKPOINTS=$WORK/checkpoints.tsv
 trap '"$CLUSTER" stop || true' EXIT
 log "starting Kafka and the JobManager"
 "$CLUSTER" start 0
-# The process size is the sum of config.yaml's components (1600m), plus the metaspace and task heap added here.
-tm_process_size=$((1600 + 768 + tm_task_heap_mb - 384))m
-# Metaspace 256m -> 1024m (and the process size with it): every job submitted to the session loads its jar in a
-# class loader of its own. The dedup job's leaves nothing behind (deploy/README.md, "Session clusters"), but a
-# --before-jar built before its exactly-once writer closed its Kafka admin client keeps ~15 MB a job (at 256m a
-# 3-round run died of "OutOfMemoryError: Metaspace" at the 21st job), and the SQL peer's jobs were not measured.
-sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e "s/^      size: 1600m\$/      size: $tm_process_size/" \
-  -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' \
-  -e "/^    task:/{n;n;s/^        size: 384m\$/        size: ${tm_task_heap_mb}m/}" "$RUN_DIR/conf/config.yaml"
-for setting in '  numberOfTaskSlots: 4' "      size: $tm_process_size" '      size: 1024m' "        size: ${tm_task_heap_mb}m"; do
-  grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
-done
+if [[ $cluster_config == ours ]]; then
+  # The process size is the sum of config.yaml's components (1600m), plus the metaspace and task heap added here.
+  tm_process_size=$((1600 + 768 + tm_task_heap_mb - 384))m
+  # Metaspace 256m -> 1024m (and the process size with it): every job submitted to the session loads its jar in a
+  # class loader of its own. The dedup job's leaves nothing behind (deploy/README.md, "Session clusters"), but a
+  # --before-jar built before its exactly-once writer closed its Kafka admin client keeps ~15 MB a job (at 256m a
+  # 3-round run died of "OutOfMemoryError: Metaspace" at the 21st job), and the SQL peer's jobs were not measured.
+  sed -i -e 's/^  numberOfTaskSlots: .*/  numberOfTaskSlots: 4/' -e "s/^      size: 1600m\$/      size: $tm_process_size/" \
+    -e '/jvm-metaspace:/{n;s/^      size: 256m$/      size: 1024m/}' \
+    -e "/^    task:/{n;n;s/^        size: 384m\$/        size: ${tm_task_heap_mb}m/}" "$RUN_DIR/conf/config.yaml"
+  for setting in '  numberOfTaskSlots: 4' "      size: $tm_process_size" '      size: 1024m' "        size: ${tm_task_heap_mb}m"; do
+    grep -qx "$setting" "$RUN_DIR/conf/config.yaml" || { log "could not set '$setting' in $RUN_DIR/conf/config.yaml"; exit 1; }
+  done
+else
+  tm_process_size=1728m
+  grep -qx '  numberOfTaskSlots: 4' "$RUN_DIR/conf/config.yaml" || { log "flink-defaults.yaml lost its 4 slots"; exit 1; }
+fi
 for line in "${flink_conf[@]}"; do
   printf '%s\n' "$line" >> "$RUN_DIR/conf/config.yaml"
 done
@@ -313,7 +327,7 @@ fi
 
 report() {
   echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share, event time over $span);"
-  echo "parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots, task heap ${tm_task_heap_mb}m, process size $tm_process_size; time = Flink's job duration (REST)."
+  echo "cluster configuration: $cluster_config; parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots, task heap ${tm_task_heap_mb}m, process size $tm_process_size; time = Flink's job duration (REST)."
   for line in "${flink_conf[@]}"; do
     echo "config.yaml: $line"
   done

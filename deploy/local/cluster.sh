@@ -16,7 +16,8 @@
 # REST_PORT (8081), KAFKA_PORT (9092), CONTROLLER_PORT (9093), JM_RPC_PORT (6123), TASKMANAGER_JVM_OPTS (extra
 # JVM flags of the TaskManagers started after it is set, e.g. the benchmark profile's JFR stack depth),
 # FLINK_CLASSPATH_PROFILES (profiles of deploy/cluster/pom.xml added to the JobManager's and TaskManagers' class
-# path, space-separated; "table" for jobs that use the Table API or SQL; none by default).
+# path, space-separated; "table" for jobs that use the Table API or SQL; none by default), FLINK_CONFIG (the
+# config.yaml to start from, default deploy/conf/config.yaml; bench/conf/flink-defaults.yaml is Flink's defaults).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,6 +26,7 @@ REST_PORT=${REST_PORT:-8081}
 KAFKA_PORT=${KAFKA_PORT:-9092}
 CONTROLLER_PORT=${CONTROLLER_PORT:-9093}
 JM_RPC_PORT=${JM_RPC_PORT:-6123}
+FLINK_CONFIG=${FLINK_CONFIG:-$REPO/deploy/conf/config.yaml}
 CONF=$RUN_DIR/conf
 LOGS=$RUN_DIR/logs
 PIDS=$RUN_DIR/pids
@@ -64,7 +66,7 @@ flink_classpath() { classpath "$FLINK_PROFILES"; }
 prepare_conf() {
   mkdir -p "$CONF" "$LOGS" "$PIDS" "$RUN_DIR/tmp" "$RUN_DIR/checkpoints" "$RUN_DIR/savepoints"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#port: 8081#port: $REST_PORT#" -e "s#port: 6123#port: $JM_RPC_PORT#" \
-    "$REPO/deploy/conf/config.yaml" > "$CONF/config.yaml"
+    "$FLINK_CONFIG" > "$CONF/config.yaml"
   cp "$REPO/deploy/conf/log4j2.properties" "$CONF/log4j2.properties"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$CONTROLLER_PORT#g" \
     "$REPO/deploy/conf/kafka-server.properties" > "$CONF/kafka-server.properties"

@@ -3,11 +3,14 @@ package io.impressiondedup.job;
 import io.impressiondedup.job.config.DedupJobOptions;
 
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.RocksDbDefaults;
 import io.impressiondedup.job.config.StateBackendType;
 
 import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
 import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.BrokerFindings;
 import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
+import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.job.io.kafka.ResumableBoundedKafkaSource;
 import io.impressiondedup.operators.dedup.DedupOperator;
@@ -103,16 +106,17 @@ public final class DedupJob {
      * (bounded) or is stopped, with its accumulators; detached ({@code flink run --detached}, the REST
      * API), it returns once the job is submitted, with a result that only holds the job id ({@link
      * JobExecutionResult#isJobExecutionResult()} false). {@code flinkConfiguration} is Flink's
-     * configuration as {@code main} sees it: a job started without a savepoint or checkpoint to
-     * restore (no {@code execution.state-recovery.path}) warns if it finds open transactions under its
-     * transactional-id prefix ({@link OpenTransactionsUnderPrefix#lookUp}).
+     * configuration as {@code main} sees it. Every question to the brokers goes through one admin client
+     * ({@link KafkaChecks#atSubmission}): the checks, the dead-letter topic's record limit the sink is built
+     * with, and, for a job started without a savepoint or checkpoint to restore, the open transactions under
+     * its transactional-id prefix, which it warns of ({@link OpenTransactionsUnderPrefix}).
      */
     public static JobExecutionResult runJob(DedupJobConfig config, ReadableConfig flinkConfiguration) throws Exception {
-        KafkaChecks.checkBrokers(config);
-        OpenTransactionsUnderPrefix.lookUp(config, flinkConfiguration).logTo(LOG);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        BrokerFindings brokers = KafkaChecks.atSubmission(config, flinkConfiguration);
+        brokers.openTransactions().logTo(LOG);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config, flinkConfiguration));
         config.parallelism().ifPresent(env::setParallelism);
-        defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config));
+        defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config, brokers.deadLetterTopicMaxMessageBytes()));
         return env.execute(jobName(config));
     }
 
@@ -121,11 +125,24 @@ public final class DedupJob {
     }
 
     /**
-     * The job's Flink settings: state backend (RocksDB with incremental checkpoints by default),
-     * checkpointing, and generic types disabled, so that no record ever silently falls back to Kryo.
+     * The job's Flink settings on a cluster whose configuration sets none of them:
+     * {@link #flinkConfiguration(DedupJobConfig, ReadableConfig)} with an empty cluster configuration.
      */
     public static Configuration flinkConfiguration(DedupJobConfig config) {
+        return flinkConfiguration(config, new Configuration());
+    }
+
+    /**
+     * The job's Flink settings: state backend (RocksDB with incremental checkpoints by default, and the
+     * RocksDB options of {@link RocksDbDefaults} where {@code cluster}, the configuration {@code main}
+     * sees, does not set them), checkpointing, and generic types disabled, so that no record ever
+     * silently falls back to Kryo.
+     */
+    public static Configuration flinkConfiguration(DedupJobConfig config, ReadableConfig cluster) {
         Configuration conf = new Configuration();
+        if (config.stateBackend() == StateBackendType.ROCKSDB) {
+            RocksDbDefaults.applyTo(conf, cluster);
+        }
         conf.set(StateBackendOptions.STATE_BACKEND, config.stateBackend().toString());
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.stateBackend() == StateBackendType.ROCKSDB);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
@@ -147,13 +164,24 @@ public final class DedupJob {
                 .uid(KafkaConnectors.SOURCE_UID);
     }
 
-    /** The output, dead-letter and (if configured) duplicates and stats topics, with the configured delivery guarantee. */
+    /**
+     * {@link #kafkaSinks(DedupJobConfig, int)} for a job built without the submission checks: reads the
+     * dead-letter topic's record limit from the brokers now.
+     */
     public static DedupSinks kafkaSinks(DedupJobConfig config) {
+        return kafkaSinks(config, TopicMaxMessageBytes.ofDeadLetterTopic(config));
+    }
+
+    /**
+     * The output, dead-letter and (if configured) duplicates and stats topics, with the configured delivery
+     * guarantee; the dead letters sized for a topic that takes records of {@code deadLetterTopicMaxMessageBytes}.
+     */
+    public static DedupSinks kafkaSinks(DedupJobConfig config, int deadLetterTopicMaxMessageBytes) {
         return new DedupSinks() {
             @Override
             public void attach(DataStream<Impression> unique, DataStream<DeadLetter> deadLetters, DataStream<Impression> duplicates) {
                 unique.sinkTo(KafkaConnectors.outputSink(config)).uid(KafkaConnectors.OUTPUT_SINK_UID).name("Kafka output");
-                deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID).name("Kafka dead letters");
+                deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config, deadLetterTopicMaxMessageBytes)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID).name("Kafka dead letters");
                 if (duplicates != null) {
                     duplicates.sinkTo(KafkaConnectors.duplicatesSink(config, config.duplicatesTopic().orElseThrow()))
                             .uid(KafkaConnectors.DUPLICATES_SINK_UID).name("Kafka duplicates (audit)");

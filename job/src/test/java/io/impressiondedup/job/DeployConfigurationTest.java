@@ -1,6 +1,7 @@
 package io.impressiondedup.job;
 
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.RocksDbDefaults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -180,15 +181,29 @@ class DeployConfigurationTest {
     }
 
     @Test
-    void everyKeyOfTheClusterConfigurationIsAnOptionFlinkKnows() throws Exception {
+    void everyKeyOfTheClusterConfigurationsIsAnOptionFlinkKnows() throws Exception {
         Set<String> known = knownFlinkKeys();
-        List<String> keys = new ArrayList<>();
-        // As deploy/local/cluster.sh does before starting the cluster.
-        String config = Files.readString(REPO.resolve("deploy/conf/config.yaml")).replace("@RUN_DIR@", "/tmp/run");
-        flatten("", YAML.readTree(config), keys);
-        assertThat(keys).hasSizeGreaterThan(20);
-        assertThat(keys.stream().filter(k -> UNCHECKED_PREFIXES.stream().noneMatch(k::startsWith) && !known.contains(k)))
-                .as("keys of deploy/conf/config.yaml no Flink option declares").isEmpty();
+        for (String file : List.of("deploy/conf/config.yaml", "bench/conf/flink-defaults.yaml")) {
+            List<String> keys = new ArrayList<>();
+            // As deploy/local/cluster.sh does before starting the cluster.
+            String config = Files.readString(REPO.resolve(file)).replace("@RUN_DIR@", "/tmp/run");
+            flatten("", YAML.readTree(config), keys);
+            assertThat(keys).as(file).hasSizeGreaterThan(15);
+            assertThat(keys.stream().filter(k -> UNCHECKED_PREFIXES.stream().noneMatch(k::startsWith) && !known.contains(k)))
+                    .as("keys of " + file + " no Flink option declares").isEmpty();
+        }
+    }
+
+    @Test
+    void theJobSetsTheRocksDbOptionsItReliesOnAndNoClusterConfigurationOfOursRepeatsThem() throws Exception {
+        List<String> jobsKeys = RocksDbDefaults.VALUES.stream().map(value -> value.option().key()).toList();
+        for (String file : List.of("deploy/conf/config.yaml", "bench/conf/flink-defaults.yaml", "deploy/k8s/impression-dedup.yaml")) {
+            String config = Files.readString(REPO.resolve(file));
+            List<String> keys = new ArrayList<>();
+            flatten("", YAML.readTree(config.replace("@RUN_DIR@", "/tmp/run")), keys);
+            assertThat(keys.stream().filter(k -> jobsKeys.stream().anyMatch(k::endsWith)))
+                    .as("%s sets what the job sets itself (RocksDbDefaults): one place for each value", file).isEmpty();
+        }
     }
 
     /** config.yaml nests keys ({@code a: {b: 1}} is {@code a.b}). */

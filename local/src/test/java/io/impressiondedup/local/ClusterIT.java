@@ -30,11 +30,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -196,6 +199,7 @@ class ClusterIT {
             produce(generator, RECORDS / 3, input, truth);
             String first = cluster.submit(2, jobArgs);
             awaitAllInputCommitted("the first third at parallelism 2");
+            assertTheDedupStateRunsWithTheJobsRocksDbOptions(first);
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
             produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
@@ -230,6 +234,28 @@ class ClusterIT {
         assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(truthFile, jobArgs))).as(text).isEmpty();
         assertTheStatsRowsSumToTheVerifiersCounts(truthFile);
         assertAStatsSavepointRestoresWithoutStatsOnlyWhenAllowed(drained, jobArgs);
+    }
+
+    /**
+     * The cluster's configuration sets no RocksDB option (deploy/conf/config.yaml): the dedup operator's
+     * RocksDB runs with what the job sets itself (RocksDbDefaults), as read back from the OPTIONS file
+     * RocksDB writes in each of the running job's instance directories.
+     */
+    private void assertTheDedupStateRunsWithTheJobsRocksDbOptions(String jobId) throws IOException {
+        Collection<Path> optionFiles; // the newest of each instance: RocksDB writes one more as column families are created
+        try (Stream<Path> files = Files.walk(runDir.resolve("tmp"))) {
+            optionFiles = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")
+                            && f.getParent().getParent().getFileName().toString().startsWith("job_" + jobId + "_op_DedupOperator"))
+                    .collect(Collectors.toMap(Path::getParent, f -> f, (a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()) > 0 ? a : b))
+                    .values();
+        }
+        assertThat(optionFiles).as("RocksDB OPTIONS files of job %s's dedup operator", jobId).hasSize(2);
+        for (Path file : optionFiles) {
+            String options = Files.readString(file);
+            assertThat(options).as(file.toString()).contains("[CFOptions \"bloom-page-groups\"]");
+            String pages = options.substring(options.indexOf("[CFOptions \"bloom-page-groups\"]"));
+            assertThat(pages).as(file.toString()).contains("compression_per_level=kNoCompression", "filter_policy=bloomfilter");
+        }
     }
 
     static final int BACKFILL = 90_000;

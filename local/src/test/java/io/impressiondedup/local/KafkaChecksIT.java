@@ -1,11 +1,19 @@
 package io.impressiondedup.local;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.io.checks.BrokerFindings;
 import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
+import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
 
 /** What the job checks against the brokers before it starts, on a real broker. */
@@ -24,6 +32,22 @@ class KafkaChecksIT {
     void existingTopicsAndAnAcceptedTransactionTimeoutPass() throws Exception {
         String[] topics = SharedKafka.topics("checks-ok", 1);
         assertThatCode(() -> KafkaChecks.checkBrokers(config(topics))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void theSubmissionAsksEveryQuestionThroughOneAdminClient() throws Exception {
+        String[] topics = SharedKafka.topics("checks-one-admin", 1);
+        DedupJobConfig config = config(topics);
+        BrokerFindings findings;
+        List<String> adminClientsCreated;
+        // Kafka logs each admin client's configuration once, when the client is created.
+        try (CapturedLog admins = CapturedLog.of(AdminClientConfig.class)) {
+            findings = KafkaChecks.atSubmission(config, new Configuration());
+            adminClientsCreated = admins.messages(Level.INFO).stream().filter(m -> m.startsWith("AdminClientConfig values")).toList();
+        }
+        assertThat(adminClientsCreated).hasSize(1);
+        assertThat(findings.deadLetterTopicMaxMessageBytes()).isEqualTo(TopicMaxMessageBytes.ofDeadLetterTopic(config)).isPositive();
+        assertThat(findings.openTransactions().outcome()).isEqualTo(OpenTransactionsUnderPrefix.Outcome.NONE_FOUND);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.ImpressionSource;
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.ParsedRecord;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +99,7 @@ class LongOutageIT {
         try (CapturedLog committerLog = CapturedLog.of(KafkaCommitter.class)) {
             DedupJob.defineWorkflow(env, config, throttled, (unique, deadLetters, duplicates) -> {
                 unique.sinkTo(new CommitGateSink<>(KafkaConnectors.outputSink(config))).uid(KafkaConnectors.OUTPUT_SINK_UID);
-                deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config)).uid(KafkaConnectors.DEAD_LETTER_SINK_UID);
+                deadLetters.sinkTo(KafkaConnectors.deadLetterSink(config, TopicMaxMessageBytes.ofDeadLetterTopic(config))).uid(KafkaConnectors.DEAD_LETTER_SINK_UID);
             });
             env.execute(name);
 

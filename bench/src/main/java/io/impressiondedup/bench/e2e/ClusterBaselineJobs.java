@@ -19,7 +19,8 @@ public final class ClusterBaselineJobs {
 
     static void run(String name, String[] args, BiConsumer<StreamExecutionEnvironment, DedupJobConfig> workflow) throws Exception {
         DedupJobConfig config = DedupJobConfig.parse(args);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(DedupJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                DedupJob.flinkConfiguration(config, StreamExecutionEnvironment.getExecutionEnvironment().getConfiguration()));
         config.parallelism().ifPresent(env::setParallelism);
         workflow.accept(env, config);
         env.execute(name + ": " + config.inputTopic() + " -> " + config.outputTopic());

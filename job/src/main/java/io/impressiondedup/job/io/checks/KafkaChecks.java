@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -45,39 +46,57 @@ public final class KafkaChecks {
     private KafkaChecks() {}
 
     /**
+     * Everything the job asks the brokers before it is submitted, with one admin client: {@link
+     * #checkBrokers} (fails naming the option), then what the job is built with, the dead-letter topic's
+     * record limit ({@link TopicMaxMessageBytes}), and what it logs, the open transactions under its
+     * prefix ({@link OpenTransactionsUnderPrefix}; {@code flinkConfiguration} tells whether it restores).
+     */
+    public static BrokerFindings atSubmission(DedupJobConfig config, ReadableConfig flinkConfiguration) {
+        try (Admin admin = CheckAdmin.open(config)) {
+            checkBrokers(admin, config);
+            return new BrokerFindings(TopicMaxMessageBytes.ofDeadLetterTopic(admin, config),
+                    OpenTransactionsUnderPrefix.lookUp(admin, config, flinkConfiguration));
+        }
+    }
+
+    /**
      * Every topic the job reads or writes exists; the job's principal may use them, its consumer group
      * and (exactly once) its transactional ids; and the sinks' transaction timeout is one the brokers
      * accept.
      */
     public static void checkBrokers(DedupJobConfig config) {
         try (Admin admin = CheckAdmin.open(config)) {
-            List<KafkaAcls.Acl> required = KafkaAcls.required(config);
-            Set<KafkaAcls.Acl> missing = new LinkedHashSet<>();
-            checkTopicsExist(admin, config, required, missing);
-            AclProbes.checkGroupAccess(admin, config, required, missing);
-            if (config.delivery() == DeliveryGuarantee.EXACTLY_ONCE) {
-                AclProbes.checkTransactionalIdAccess(admin, config, required, missing);
-                AclProbes.checkProducerListing(admin, config, required, missing);
+            checkBrokers(admin, config);
+        }
+    }
+
+    static void checkBrokers(Admin admin, DedupJobConfig config) {
+        List<KafkaAcls.Acl> required = KafkaAcls.required(config);
+        Set<KafkaAcls.Acl> missing = new LinkedHashSet<>();
+        checkTopicsExist(admin, config, required, missing);
+        AclProbes.checkGroupAccess(admin, config, required, missing);
+        if (config.delivery() == DeliveryGuarantee.EXACTLY_ONCE) {
+            AclProbes.checkTransactionalIdAccess(admin, config, required, missing);
+            AclProbes.checkProducerListing(admin, config, required, missing);
+        }
+        if (!missing.isEmpty()) {
+            throw AclProbes.failure(config, required, missing);
+        }
+        if (config.delivery() == DeliveryGuarantee.EXACTLY_ONCE) {
+            Long brokerMax;
+            try {
+                brokerMax = brokerMaxTransactionTimeout(admin);
+            } catch (Exception e) {
+                KafkaClientErrors.throwIfAuthentication(e, config);
+                String why = KafkaClientErrors.causedBy(e, ClusterAuthorizationException.class)
+                        ? "the job's principal lacks the optional ACL " + KafkaAcls.describeOptional(required, ResourceType.CLUSTER,
+                                "kafka-cluster")
+                        : KafkaClientErrors.rootCause(e).toString();
+                LOG.warn("Could not read the brokers' {} ({}); not checking --{} against it", BROKER_MAX_TIMEOUT, why,
+                        DedupJobOptions.TRANSACTION_TIMEOUT.key());
+                return;
             }
-            if (!missing.isEmpty()) {
-                throw AclProbes.failure(config, required, missing);
-            }
-            if (config.delivery() == DeliveryGuarantee.EXACTLY_ONCE) {
-                Long brokerMax;
-                try {
-                    brokerMax = brokerMaxTransactionTimeout(admin);
-                } catch (Exception e) {
-                    KafkaClientErrors.throwIfAuthentication(e, config);
-                    String why = KafkaClientErrors.causedBy(e, ClusterAuthorizationException.class)
-                            ? "the job's principal lacks the optional ACL " + KafkaAcls.describeOptional(required, ResourceType.CLUSTER,
-                                    "kafka-cluster")
-                            : KafkaClientErrors.rootCause(e).toString();
-                    LOG.warn("Could not read the brokers' {} ({}); not checking --{} against it", BROKER_MAX_TIMEOUT, why,
-                            DedupJobOptions.TRANSACTION_TIMEOUT.key());
-                    return;
-                }
-                checkTransactionTimeout(config.transactionTimeout(), brokerMax);
-            }
+            checkTransactionTimeout(config.transactionTimeout(), brokerMax);
         }
     }
 

@@ -66,19 +66,27 @@ public final class OpenTransactionsUnderPrefix {
      * ({@link #logTo}).
      */
     public static OpenTransactionsUnderPrefix lookUp(DedupJobConfig config, ReadableConfig flinkConfiguration) {
+        return notToLookUp(config, flinkConfiguration).orElseGet(() -> {
+            try (Admin admin = CheckAdmin.open(config)) {
+                return lookUp(admin, config);
+            } catch (RuntimeException e) {
+                return notRun(config.transactionalIdPrefix(), e.getMessage());
+            }
+        });
+    }
+
+    /** {@link #lookUp(DedupJobConfig, ReadableConfig)} with the submission checks' admin client. */
+    static OpenTransactionsUnderPrefix lookUp(Admin admin, DedupJobConfig config, ReadableConfig flinkConfiguration) {
+        return notToLookUp(config, flinkConfiguration).orElseGet(() -> lookUp(admin, config));
+    }
+
+    /** Why there is nothing to look for, if there is not: no transactions, or a job that restores its own. */
+    private static Optional<OpenTransactionsUnderPrefix> notToLookUp(DedupJobConfig config, ReadableConfig flinkConfiguration) {
         String prefix = config.transactionalIdPrefix();
         if (config.delivery() != DeliveryGuarantee.EXACTLY_ONCE) {
-            return notRun(prefix, "--" + DedupJobOptions.DELIVERY.key() + " " + config.delivery() + " uses no transactions");
+            return Optional.of(notRun(prefix, "--" + DedupJobOptions.DELIVERY.key() + " " + config.delivery() + " uses no transactions"));
         }
-        Optional<String> restorePath = flinkConfiguration.getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
-        if (restorePath.isPresent()) {
-            return skippedRestoring(prefix, restorePath.get());
-        }
-        try (Admin admin = CheckAdmin.open(config)) {
-            return lookUp(admin, config);
-        } catch (RuntimeException e) {
-            return notRun(prefix, e.getMessage());
-        }
+        return flinkConfiguration.getOptional(StateRecoveryOptions.SAVEPOINT_PATH).map(path -> skippedRestoring(prefix, path));
     }
 
     /** The open transactions whose ids are those of the job's sinks ({@code <prefix>-output-...}, {@code -dlq-}, {@code -duplicates-}, {@code -stats-}). */

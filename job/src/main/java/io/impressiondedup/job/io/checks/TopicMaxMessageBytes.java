@@ -2,7 +2,6 @@ package io.impressiondedup.job.io.checks;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
-import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -16,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dead-letter topic's {@value #TOPIC_MAX_MESSAGE_BYTES}, read from the brokers at submission: the largest record
- * batch they take on it, which the dead letters are sized to fit ({@link KafkaConnectors#deadLetterSink}). Never
+ * batch they take on it, which the dead letters are sized to fit (the job's dead-letter sink). Never
  * fails the job: what the brokers cannot tell is replaced by {@link #DEFAULT_TOPIC_MAX_MESSAGE_BYTES}, with a warning.
  */
 public final class TopicMaxMessageBytes {
@@ -39,16 +38,29 @@ public final class TopicMaxMessageBytes {
      */
     public static int ofDeadLetterTopic(DedupJobConfig config) {
         try (Admin admin = Admin.create(CheckAdmin.properties(config))) {
+            return ofDeadLetterTopic(admin, config);
+        } catch (RuntimeException e) {
+            return fallBack(config, e);
+        }
+    }
+
+    /** {@link #ofDeadLetterTopic(DedupJobConfig)} with the submission checks' admin client. */
+    static int ofDeadLetterTopic(Admin admin, DedupJobConfig config) {
+        try {
             return of(admin, config.dlqTopic());
         } catch (Exception e) {
-            String why = KafkaClientErrors.causedBy(e, TopicAuthorizationException.class)
-                    ? "the job's principal lacks the optional ACL " + KafkaAcls.describeOptional(KafkaAcls.required(config), ResourceType.TOPIC,
-                            config.dlqTopic())
-                    : KafkaClientErrors.rootCause(e).toString();
-            LOG.warn("Could not read {} of --{} {} ({}); sizing dead letters for {} bytes", TOPIC_MAX_MESSAGE_BYTES,
-                    DedupJobOptions.DLQ_TOPIC.key(), config.dlqTopic(), why, DEFAULT_TOPIC_MAX_MESSAGE_BYTES);
-            return DEFAULT_TOPIC_MAX_MESSAGE_BYTES;
+            return fallBack(config, e);
         }
+    }
+
+    private static int fallBack(DedupJobConfig config, Exception e) {
+        String why = KafkaClientErrors.causedBy(e, TopicAuthorizationException.class)
+                ? "the job's principal lacks the optional ACL " + KafkaAcls.describeOptional(KafkaAcls.required(config), ResourceType.TOPIC,
+                        config.dlqTopic())
+                : KafkaClientErrors.rootCause(e).toString();
+        LOG.warn("Could not read {} of --{} {} ({}); sizing dead letters for {} bytes", TOPIC_MAX_MESSAGE_BYTES,
+                DedupJobOptions.DLQ_TOPIC.key(), config.dlqTopic(), why, DEFAULT_TOPIC_MAX_MESSAGE_BYTES);
+        return DEFAULT_TOPIC_MAX_MESSAGE_BYTES;
     }
 
     static int of(Admin admin, String topic) throws Exception {

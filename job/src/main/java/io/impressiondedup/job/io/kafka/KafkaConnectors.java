@@ -17,7 +17,6 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
 
 /**
@@ -75,14 +74,9 @@ public final class KafkaConnectors {
     }
 
     /**
-     * The dead-letter sink, its records sized to fit the topic: reads the topic's {@code
-     * max.message.bytes} from the brokers now ({@link TopicMaxMessageBytes#ofDeadLetterTopic}).
+     * The dead-letter sink for a topic that takes records of up to {@code topicMaxMessageBytes} (its {@code
+     * max.message.bytes}, which the submission checks read from the brokers), its records sized to fit.
      */
-    public static AdminReleasingKafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config) {
-        return deadLetterSink(config, TopicMaxMessageBytes.ofDeadLetterTopic(config));
-    }
-
-    /** The dead-letter sink for a topic that takes records of up to {@code topicMaxMessageBytes}. */
     public static AdminReleasingKafkaSink<DeadLetter> deadLetterSink(DedupJobConfig config, int topicMaxMessageBytes) {
         return sink(config, config.dlqTopic(), DEAD_LETTER_ID_SUFFIX, deadLetterSerializer(config, topicMaxMessageBytes));
     }
