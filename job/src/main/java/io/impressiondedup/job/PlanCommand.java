@@ -6,6 +6,7 @@ import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.operators.dedup.DedupSettings;
+import io.impressiondedup.operators.dedup.PageCacheBudget;
 import io.impressiondedup.state.plan.CapacityReport;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.PrintStream;
@@ -40,7 +41,7 @@ public final class PlanCommand {
             Configuration options = options(args);
             DedupPlan plan = PlanOptions.plan(options);
             out.print(new CapacityReport(plan).render());
-            out.print(pageCache(plan, PlanOptions.pageCacheBytes(options)));
+            out.print(pageCache(plan, PlanOptions.pageCacheBudget(options)));
             return 0;
         } catch (InvalidOptionException e) {
             err.println("plan: " + e.getMessage());
@@ -53,19 +54,33 @@ public final class PlanCommand {
         return PlanOptions.plan(options(args));
     }
 
-    /** The page-group cache's line: its budget, the groups it holds and the impressions their pages cover per bucket. */
-    static String pageCache(DedupPlan plan, long bytes) {
+    /** Flink's default TaskManager (process 1728m): its task heap, the example {@code plan} sizes a share of it on. */
+    static final long FLINK_DEFAULT_TASK_HEAP_BYTES = 384L << 20;
+
+    /**
+     * The page-group cache's line: its budget, the groups it holds and the impressions their pages cover per
+     * bucket; for a share of the task heap, worked on Flink's default TaskManager with 4 slots.
+     */
+    static String pageCache(DedupPlan plan, PageCacheBudget budget) {
+        if (!budget.isShareOfTaskHeap()) {
+            return "Page-group cache per subtask: " + holding(plan, budget.fixedBytes()) + "\n";
+        }
+        return "Page-group cache per subtask: " + budget.describe() + " (--page-cache-bytes fixes it); with 4 slots on Flink's default"
+                + " TaskManager (384 MiB of task heap): " + holding(plan, PageCacheBudget.shareOf(FLINK_DEFAULT_TASK_HEAP_BYTES, 4)) + "\n";
+    }
+
+    private static String holding(DedupPlan plan, long bytes) {
         if (bytes == 0) {
-            return "Page-group cache per subtask: off (--page-cache-bytes 0)\n";
+            return "off (--page-cache-bytes 0)";
         }
         long perGroup = DedupSettings.pageCacheBytesPerGroup(plan);
         long groups = Math.max(1, bytes / perGroup);
         long pagesPerShard = Math.max(1, (plan.firstLayerGeometry().bytes() + plan.pageBytes() - 1) / plan.pageBytes());
         return String.format(java.util.Locale.ROOT,
-                "Page-group cache per subtask: %s = %,d groups of %,d B (%d live buckets x %d B pages); one shard's pages on plan"
-                        + " are %,d groups: the cache holds %.2f shards' worth%n",
-                bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB" : String.format(java.util.Locale.ROOT, "%,d B", bytes), groups, perGroup,
-                plan.liveBuckets(), plan.pageBytes(), pagesPerShard, (double) groups / pagesPerShard);
+                "%s = %,d groups of %,d B (%d live buckets x %d B pages); one shard's pages on plan are %,d groups: the cache holds"
+                        + " %.2f shards' worth",
+                PageCacheBudget.describeBytes(bytes), groups, perGroup, plan.liveBuckets(), plan.pageBytes(), pagesPerShard,
+                (double) groups / pagesPerShard);
     }
 
     private static Configuration options(String... args) {

@@ -3,6 +3,7 @@ package io.impressiondedup.job;
 import io.impressiondedup.job.config.DedupJobOptions;
 
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.operators.dedup.PageCacheBudget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,12 +56,13 @@ class DedupJobOptionsTest {
     }
 
     @Test
-    void thePageCacheIsOnWithRocksdbOffWithHashmapAndSizedByPageCacheBytes() {
-        assertThat(parse().dedupSettings().pageCacheBytes()).isEqualTo(64L << 20);
-        assertThat(parse("--state-backend", "hashmap").dedupSettings().pageCacheBytes()).isZero();
-        assertThat(parse("--page-cache-bytes", "8mb").dedupSettings().pageCacheBytes()).isEqualTo(8L << 20);
-        assertThat(parse("--state-backend", "hashmap", "--page-cache-bytes", "1g").dedupSettings().pageCacheBytes()).isEqualTo(1L << 30);
-        assertThat(parse("--page-cache-bytes", "0").dedupSettings().pageCacheBytes()).isZero();
+    void thePageCacheTakesAShareOfTheTaskHeapWithRocksdbIsOffWithHashmapAndIsFixedByPageCacheBytes() {
+        assertThat(parse().dedupSettings().pageCacheBudget()).isEqualTo(PageCacheBudget.shareOfTaskHeap());
+        assertThat(parse("--state-backend", "hashmap").dedupSettings().pageCacheBudget()).isEqualTo(PageCacheBudget.ofBytes(0));
+        assertThat(parse("--page-cache-bytes", "8mb").dedupSettings().pageCacheBudget()).isEqualTo(PageCacheBudget.ofBytes(8L << 20));
+        assertThat(parse("--state-backend", "hashmap", "--page-cache-bytes", "1g").dedupSettings().pageCacheBudget().fixedBytes())
+                .isEqualTo(1L << 30);
+        assertThat(parse("--page-cache-bytes", "0").dedupSettings().pageCacheBudget()).isEqualTo(PageCacheBudget.ofBytes(0));
     }
 
     @Test

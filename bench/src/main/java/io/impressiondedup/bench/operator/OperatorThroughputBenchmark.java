@@ -69,6 +69,8 @@ public final class OperatorThroughputBenchmark {
     static final String ROCKSDB_BLOOM_PROPERTY = "bench.rocksdb.bloom";
     /** Bytes of page-group cache for bloom-rocksdb; default: the job's default on RocksDB. */
     static final String PAGE_CACHE_PROPERTY = "bench.page-cache-bytes";
+    /** The job's default page cache on Flink's default TaskManager (384 MiB of task heap, 4 slots): 64 MiB ({@code PageCacheBudget}). */
+    static final long DEFAULT_TASK_MANAGER_CACHE_BYTES = 64L << 20;
     /** Events between two pre-barrier flushes of the operator's caches; 0 (default): only at the end. */
     static final String FLUSH_EVERY_PROPERTY = "bench.flush-every";
 
@@ -85,9 +87,9 @@ public final class OperatorThroughputBenchmark {
                 + " Bloom pages of %d B%n", events, workload.uniqueImpressions, perDay, runs, blockCacheMiB, pageBytes);
         DedupPlan plan = DedupPlan.builder().capacityPerBucket(perDay).fpp(0.001).shards(128).pageBytes(pageBytes).build();
         DedupSettings settings = DedupSettings.builder().plan(plan).build();
-        long cacheBytes = Long.getLong(PAGE_CACHE_PROPERTY, DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES);
+        long cacheBytes = Long.getLong(PAGE_CACHE_PROPERTY, DEFAULT_TASK_MANAGER_CACHE_BYTES);
         DedupSettings cached = DedupSettings.builder().plan(plan).pageCacheBytes(cacheBytes).build();
-        DedupSettings heapCached = DedupSettings.builder().plan(plan).pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build();
+        DedupSettings heapCached = DedupSettings.builder().plan(plan).pageCacheBytes(DEFAULT_TASK_MANAGER_CACHE_BYTES).build();
         System.out.printf(Locale.ROOT, "Page-group cache of bloom-rocksdb: %,d B (%,d groups of %,d B planned); flush every %,d events%n",
                 cacheBytes, cacheBytes / DedupSettings.pageCacheBytesPerGroup(plan), DedupSettings.pageCacheBytesPerGroup(plan),
                 Long.getLong(FLUSH_EVERY_PROPERTY, 0));

@@ -94,7 +94,7 @@ public final class DedupJobConfig implements Serializable {
                 .emitOutcomes(statsTopic != null)
                 .latePolicy(options.get(LATE_POLICY))
                 .resetLatenessWatermark(options.get(RESET_LATENESS_WATERMARK))
-                .pageCacheBytes(PlanOptions.pageCacheBytes(options));
+                .pageCacheBudget(PlanOptions.pageCacheBudget(options));
         options.getOptional(STATE_TTL).ifPresent(settings::stateTtl);
         try {
             dedupSettings = settings.build();

@@ -132,10 +132,12 @@ public final class DedupJobOptions {
                     + " references + n x (16 + page-bytes) B pages + 32 B of cache slot, n = live buckets; with the defaults"
                     + " (256 B pages, 5 live buckets) 1,512 B, so 64 MiB hold 44,384 groups: 2,048 Bloom bits per bucket each,"
                     + " about 142 impressions per bucket at FPP 0.001, i.e. the pages of about 6.3M impressions per bucket"
-                    + " (31M live) per subtask; the plan command prints it for a plan. Default: 64mb with rocksdb (where a miss"
-                    + " is a JNI read and a write a JNI put: most of the operator's time; a sixth of the 384 MiB task heap of"
-                    + " Flink's default 1728m TaskManager), 0 with hashmap (state is heap objects already; the cache must keep"
-                    + " its own copies there, so each cached group is held twice)."));
+                    + " (31M live) per subtask; the plan command prints it for a plan. Default with rocksdb (where a miss is a JNI"
+                    + " read and a write a JNI put: most of the operator's time): two thirds of each slot's task heap"
+                    + " (taskmanager.memory.task.heap.size / numberOfTaskSlots, read where the subtask runs), so the state is"
+                    + " served from memory wherever the TaskManager has it: 64 MiB on Flink's default 1728m TaskManager with 4"
+                    + " slots, 256 MiB with 1. Default with hashmap: 0 (state is heap objects already; the cache must keep its"
+                    + " own copies there, so each cached group is held twice)."));
     public static final ConfigOption<Double> SHARD_STATE_CAP = declare(ConfigOptions.key("shard-state-cap").doubleType()
             .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
             .withDescription("The most state one shard may hold, as a multiple of its planned state (the plan command prints"

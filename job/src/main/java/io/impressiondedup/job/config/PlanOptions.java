@@ -2,11 +2,11 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
+import io.impressiondedup.operators.dedup.PageCacheBudget;
 import io.impressiondedup.state.fingerprint.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.ZoneId;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
 /**
@@ -46,9 +46,9 @@ public final class PlanOptions {
         }
     }
 
-    /** The page-group cache's heap per subtask: {@code --page-cache-bytes}, else the state backend's default. */
-    public static long pageCacheBytes(ReadableConfig options) {
-        return options.getOptional(PAGE_CACHE_BYTES).map(MemorySize::getBytes)
-                .orElse(options.get(STATE_BACKEND).defaultPageCacheBytes());
+    /** The page cache's heap per subtask: {@code --page-cache-bytes}, else the state backend's default. */
+    public static PageCacheBudget pageCacheBudget(ReadableConfig options) {
+        return options.getOptional(PAGE_CACHE_BYTES).map(size -> PageCacheBudget.ofBytes(size.getBytes()))
+                .orElse(options.get(STATE_BACKEND).defaultPageCacheBudget());
     }
 }

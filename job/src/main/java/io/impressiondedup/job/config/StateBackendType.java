@@ -1,32 +1,32 @@
 package io.impressiondedup.job.config;
 
-import io.impressiondedup.operators.dedup.DedupSettings;
+import io.impressiondedup.operators.dedup.PageCacheBudget;
 
 /** The state backend the job runs on ({@code --state-backend}), by the name Flink's {@code state.backend.type} uses. */
 public enum StateBackendType {
     /** State in embedded RocksDB, larger than memory; incremental checkpoints. The default. */
-    ROCKSDB("rocksdb", 256, DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES),
+    ROCKSDB("rocksdb", 256, PageCacheBudget.shareOfTaskHeap()),
     /** State on the heap; full snapshots. */
-    HASHMAP("hashmap", 2048, 0);
+    HASHMAP("hashmap", 2048, PageCacheBudget.ofBytes(0));
 
     private final String optionValue;
     private final int defaultPageBytes;
-    private final long defaultPageCacheBytes;
+    private final PageCacheBudget defaultPageCacheBudget;
 
-    StateBackendType(String optionValue, int defaultPageBytes, long defaultPageCacheBytes) {
+    StateBackendType(String optionValue, int defaultPageBytes, PageCacheBudget defaultPageCacheBudget) {
         this.optionValue = optionValue;
         this.defaultPageBytes = defaultPageBytes;
-        this.defaultPageCacheBytes = defaultPageCacheBytes;
+        this.defaultPageCacheBudget = defaultPageCacheBudget;
     }
 
     /**
-     * Heap per subtask for the page-group cache when {@code --page-cache-bytes} is not given: 64 MiB on
-     * RocksDB, where it saves a JNI read and write per record; none on the heap, where state is objects
-     * already and the cache, which must keep its own copies there (asynchronous snapshots), would hold
-     * every cached group twice.
+     * Heap per subtask for the page cache when {@code --page-cache-bytes} is not given: on RocksDB, where
+     * a hit saves a JNI read and write, two thirds of each slot's task heap ({@link PageCacheBudget}); none
+     * on the heap, where state is objects already and the cache, which must keep its own copies there
+     * (asynchronous snapshots), would hold every cached page twice.
      */
-    public long defaultPageCacheBytes() {
-        return defaultPageCacheBytes;
+    public PageCacheBudget defaultPageCacheBudget() {
+        return defaultPageCacheBudget;
     }
 
     /**

@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Page cache.</b> On RocksDB the Bloom probe's read of a page group and a unique record's write of
  * it are most of the operator's time, so page groups can be cached on the heap too ({@link
- * PageCache}, {@link DedupSettings#pageCacheBytes()}; fingerprint pages likewise, with the budget going to the format of new buckets): bounded, written back on eviction and at the
+ * PageCache}, {@link DedupSettings#pageCacheBudget()}; fingerprint pages likewise, with the budget going to the format of new buckets): bounded, written back on eviction and at the
  * same two moments as the directory; a bucket's expiry first writes back and forgets its shard's groups.
  * The state layout is the same with or without it.
  *
@@ -174,7 +174,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient MapStatePageGroups pages;
     private transient MapState<Long, FingerprintPage> fingerprintPageState;
     private transient MapStateFingerprintPages fingerprintPages;
-    /** The write-back cache of page groups ({@link DedupSettings#pageCacheBytes()}), or {@code null} if off. */
+    /** The write-back cache of page groups ({@link DedupSettings#pageCacheBudget()}), or {@code null} if off. */
     private transient PageCache<PageGroup> pageCache;
     /** The write-back cache of fingerprint pages, or {@code null}: the cache serves the format of new buckets only. */
     private transient PageCache<FingerprintPage> fingerprintPageCache;
@@ -286,20 +286,22 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         // The cache's budget goes to the format new buckets are created in; the other format's pages, live only while a
         // change of --state-format works through the retention, are read and written uncached.
         boolean fingerprints = plan.stateFormat() == StateFormat.FINGERPRINTS;
-        int cachedPages = fingerprints ? PageCache.fingerprintPagesFor(settings.pageCacheBytes(), plan)
-                : PageCache.groupsFor(settings.pageCacheBytes(), plan);
+        long cacheBytes = settings.pageCacheBudget().resolve(getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration(),
+                Runtime.getRuntime().maxMemory());
+        int cachedPages = fingerprints ? PageCache.fingerprintPagesFor(cacheBytes, plan) : PageCache.groupsFor(cacheBytes, plan);
         boolean copies = !getKeyedStateBackend().isSafeToReuseKVState();
         java.util.function.IntConsumer selectShardKey = shard -> setCurrentKey(shardKeys.keyOf(shard));
-        pageCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageState, "Bloom page group", settings.pageCacheBytes(),
+        pageCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageState, "Bloom page group", cacheBytes,
                 PageGroup::heapBytes, cachedPages, selectShardKey, copies ? PageGroup::copy : null, metrics.pageCacheHits,
                 metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
         fingerprintPageCache = cachedPages == 0 || !fingerprints ? null : new PageCache<>(fingerprintPageState, "fingerprint page",
-                settings.pageCacheBytes(), FingerprintPage::heapBytes, cachedPages, selectShardKey, copies ? FingerprintPage::copy : null,
+                cacheBytes, FingerprintPage::heapBytes, cachedPages, selectShardKey, copies ? FingerprintPage::copy : null,
                 metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
         pages = new MapStatePageGroups(pageState, pageCache);
         fingerprintPages = new MapStateFingerprintPages(fingerprintPageState, fingerprintPageCache);
         LOG.info("New buckets are stored as {} (--state-format); page cache: {}", plan.stateFormat().optionValue(), cachedPages == 0 ? "off"
-                : cachedPages + (fingerprints ? " fingerprint pages (" : " Bloom page groups (") + settings.pageCacheBytes() + " bytes at "
+                : cachedPages + (fingerprints ? " fingerprint pages (" : " Bloom page groups (") + cacheBytes + " bytes"
+                        + (settings.pageCacheBudget().isShareOfTaskHeap() ? ", " + settings.pageCacheBudget().describe() : "") + ", at "
                         + (fingerprints ? PageCache.bytesPerFingerprintPage(plan) : PageCache.bytesPerGroup(plan)) + " each)");
         growthWarnings = new FilterGrowthWarnings(plan, buckets, metrics.filterExpansions, metrics.cappedInsertions);
         getKeyedStateBackend().applyToAllKeys(

@@ -23,7 +23,7 @@ public final class DedupSettings implements Serializable {
     private final LatePolicy latePolicy;
     private final boolean resetLatenessWatermark;
     private final long fingerprintCheck;
-    private final long pageCacheBytes;
+    private final PageCacheBudget pageCacheBudget;
     private final boolean emitOutcomes;
     private final String dedupKey;
     private final boolean allowDedupKeyChange;
@@ -37,7 +37,7 @@ public final class DedupSettings implements Serializable {
         this.latePolicy = builder.latePolicy;
         this.resetLatenessWatermark = builder.resetLatenessWatermark;
         this.fingerprintCheck = builder.fingerprintCheck;
-        this.pageCacheBytes = builder.pageCacheBytes;
+        this.pageCacheBudget = builder.pageCacheBudget;
         this.emitOutcomes = builder.emitOutcomes;
         this.dedupKey = builder.dedupKey;
         this.allowDedupKeyChange = builder.allowDedupKeyChange;
@@ -118,16 +118,12 @@ public final class DedupSettings implements Serializable {
     public static final String DEFAULT_DEDUP_KEY = "/requestId;/adId";
 
     /**
-     * Heap bytes per subtask for the write-back cache of Bloom page groups ({@link PageCache}); 0 for
-     * none, the default here (the job's {@code --page-cache-bytes} defaults to {@link
-     * #DEFAULT_ROCKSDB_PAGE_CACHE_BYTES} on RocksDB).
+     * Heap bytes per subtask for the write-back page cache ({@link PageCache}): none by default here (the job's
+     * {@code --page-cache-bytes} defaults to {@link PageCacheBudget#shareOfTaskHeap()} on RocksDB).
      */
-    public long pageCacheBytes() {
-        return pageCacheBytes;
+    public PageCacheBudget pageCacheBudget() {
+        return pageCacheBudget;
     }
-
-    /** The page-cache budget the job gives each subtask on RocksDB unless told otherwise: 64 MiB. */
-    public static final long DEFAULT_ROCKSDB_PAGE_CACHE_BYTES = PageCache.DEFAULT_ROCKSDB_BYTES;
 
     /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share (the arithmetic is there). */
     public static long pageCacheBytesPerGroup(DedupPlan plan) {
@@ -153,7 +149,7 @@ public final class DedupSettings implements Serializable {
     public String toString() {
         return "DedupSettings{" + plan + ", emitDuplicates=" + emitDuplicates + ", stateTtl=" + stateTtl + ", latePolicy="
                 + latePolicy.optionValue() + ", resetLatenessWatermark=" + resetLatenessWatermark + ", fingerprintCheck="
-                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBytes=" + pageCacheBytes + ", emitOutcomes=" + emitOutcomes + ", dedupKey=" + dedupKey + ", allowDedupKeyChange=" + allowDedupKeyChange + '}';
+                + FingerprintSecret.describeCheckValue(fingerprintCheck) + ", pageCacheBudget=" + pageCacheBudget + ", emitOutcomes=" + emitOutcomes + ", dedupKey=" + dedupKey + ", allowDedupKeyChange=" + allowDedupKeyChange + '}';
     }
 
     /** Builder of {@link DedupSettings}. */
@@ -168,7 +164,7 @@ public final class DedupSettings implements Serializable {
         private String dedupKey = DEFAULT_DEDUP_KEY;
         private boolean allowDedupKeyChange;
         private boolean allowRetentionIncrease;
-        private long pageCacheBytes;
+        private PageCacheBudget pageCacheBudget = PageCacheBudget.ofBytes(0);
         private boolean emitOutcomes;
 
         public Builder plan(DedupPlan plan) {
@@ -217,9 +213,14 @@ public final class DedupSettings implements Serializable {
             return this;
         }
 
-        /** Heap bytes per subtask for the page-group cache; 0 (the default) for none. */
+        /** Heap bytes per subtask for the page cache; 0 (the default) for none. */
         public Builder pageCacheBytes(long pageCacheBytes) {
-            this.pageCacheBytes = pageCacheBytes;
+            return pageCacheBudget(PageCacheBudget.ofBytes(pageCacheBytes));
+        }
+
+        /** See {@link DedupSettings#pageCacheBudget()}. */
+        public Builder pageCacheBudget(PageCacheBudget pageCacheBudget) {
+            this.pageCacheBudget = Objects.requireNonNull(pageCacheBudget, "pageCacheBudget");
             return this;
         }
 
@@ -260,7 +261,6 @@ public final class DedupSettings implements Serializable {
                     stateTtl,
                     needed);
             checkArgument(dedupKey != null && !dedupKey.isEmpty(), "the dedup key's description must not be empty");
-            checkArgument(pageCacheBytes >= 0, "page cache bytes must be 0 (off) or positive, but was %s", pageCacheBytes);
             checkArgument(!gaugeInterval.isNegative() && !gaugeInterval.isZero(), "gauge interval must be positive, but was %s", gaugeInterval);
             return new DedupSettings(this);
         }

@@ -57,8 +57,6 @@ import org.apache.flink.util.FlinkRuntimeException;
 final class PageCache<V> {
 
     /** The job's default budget on RocksDB (see {@code --page-cache-bytes}). */
-    static final long DEFAULT_ROCKSDB_BYTES = 64L << 20;
-
     /** Heap bytes of an entry's own slots in the cache's arrays and table (key, shard, page reference, weight, flags, slots). */
     static final int ENTRY_BYTES = 40;
 

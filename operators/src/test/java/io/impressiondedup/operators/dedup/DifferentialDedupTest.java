@@ -101,12 +101,12 @@ class DifferentialDedupTest {
         variants.put("tiny-cache", DedupSettings.builder().plan(rocksdbPages)
                 .pageCacheBytes(4 * DedupSettings.pageCacheBytesPerGroup(rocksdbPages)).build());
         variants.put("default-cache", DedupSettings.builder().plan(rocksdbPages)
-                .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
+                .pageCacheBudget(PageCacheBudget.shareOfTaskHeap()).build());
         DedupPlan fingerprintPages = inFormat(variants.get("tiny-cache"), StateFormat.FINGERPRINTS).plan();
         variants.put("fingerprints-tiny-cache", DedupSettings.builder().plan(fingerprintPages)
                 .pageCacheBytes(4 * PageCache.bytesPerFingerprintPage(fingerprintPages)).build());
         variants.put("fingerprints-default-cache", DedupSettings.builder().plan(fingerprintPages)
-                .pageCacheBytes(DedupSettings.DEFAULT_ROCKSDB_PAGE_CACHE_BYTES).build());
+                .pageCacheBudget(PageCacheBudget.shareOfTaskHeap()).build());
         return variants;
     }
 
@@ -116,7 +116,7 @@ class DifferentialDedupTest {
         return DedupSettings.builder().plan(DedupPlan.builder().capacityPerBucket(plan.capacityPerBucket()).shards(plan.shards())
                 .fpp(plan.fpp()).timeBuckets(plan.timeBuckets()).fingerprintScheme(plan.fingerprintScheme()).pageBytes(plan.pageBytes())
                 .shardStateCap(plan.shardStateCap()).stateFormat(format).build()).latePolicy(settings.latePolicy())
-                .pageCacheBytes(settings.pageCacheBytes()).build();
+                .pageCacheBudget(settings.pageCacheBudget()).build();
     }
 
     private static boolean overPlan(String variant) {
