@@ -6,7 +6,6 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
-import org.rocksdb.CompressionType;
 
 /**
  * The RocksDB options the job relies on, set on the job where the cluster's configuration gives none:
@@ -16,24 +15,25 @@ import org.rocksdb.CompressionType;
  * <ul>
  *   <li>{@code state.backend.rocksdb.use-bloom-filter: true} (Flink's default: false). Every record
  *       reads one page group by key; without a filter, a read probes each SST file whose key range
- *       covers the key, and the groups' keys are spread over every file.
- *   <li>{@code state.backend.rocksdb.compression.per.level: NO_COMPRESSION} (Flink's default: Snappy on
- *       every level). Pages of Bloom bits and Elias-Fano sections are close to random: compression
- *       gains nothing on them and costs the flush and compaction threads CPU.
+ *       covers the key, and the groups' keys are spread over every file (a restored state leaves many).
  * </ul>
  *
- * Together, measured with 50M impressions in state on the project's cluster (docs/SCALING.md section
- * 1b): 26.7-29.2 to 18.7 us of TaskManager CPU per record. They apply through the job's configuration,
- * which Flink merges over the cluster's when it configures the job's state backend; the merge cannot
- * tell a cluster's value from Flink's default, so the job looks at the configuration its {@code main}
- * sees (the JobManager's, or the submitting client's, with its {@code -D}s).
+ * Measured on a cluster with Flink's default configuration, 20M impressions restored, 4M records
+ * (bench/run-cluster-headline.sh --cluster-config flink-defaults, bench/README.md): 30.9 us of
+ * TaskManager CPU per record without the filter, 23.2 with it (Snappy compression, Flink's default,
+ * left on) and 21.9 with it and compression off. Compression is left to Flink's default: off, it
+ * saved at most 1.2 us per record there but wrote 1.5-2x the checkpoint bytes with a small state,
+ * whose sparse pages Snappy halves.
+ *
+ * <p>They apply through the job's configuration, which Flink merges over the cluster's when it
+ * configures the job's state backend; the merge cannot tell a cluster's value from Flink's default, so
+ * the job looks at the configuration its {@code main} sees (the JobManager's, or the submitting
+ * client's, with its {@code -D}s).
  */
 public final class RocksDbDefaults {
 
     /** Option -> the job's value, each applied only where the cluster's configuration has none. */
-    public static final List<Default<?>> VALUES = List.of(
-            new Default<>(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true),
-            new Default<>(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL, List.of(CompressionType.NO_COMPRESSION)));
+    public static final List<Default<?>> VALUES = List.of(new Default<>(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true));
 
     private RocksDbDefaults() {}
 

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.DedupJob;
 import java.util.Arrays;
-import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.junit.jupiter.api.Test;
-import org.rocksdb.CompressionType;
 
 class RocksDbDefaultsTest {
 
@@ -21,23 +19,21 @@ class RocksDbDefaultsTest {
     }
 
     @Test
-    void onAClusterConfiguredByFlinksDefaultsTheJobTurnsBloomFiltersOnAndCompressionOff() {
+    void onAClusterConfiguredByFlinksDefaultsTheJobTurnsBloomFiltersOnAndLeavesCompressionAsFlinkHasIt() {
         Configuration job = jobConfiguration(new Configuration());
 
         assertThat(job.getOptional(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).contains(true);
-        assertThat(job.getOptional(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL)).contains(List.of(CompressionType.NO_COMPRESSION));
+        assertThat(job.getOptional(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL)).isEmpty();
     }
 
     @Test
     void anOptionTheClusterSetsIsLeftToTheCluster() {
         Configuration cluster = new Configuration();
         cluster.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, false);
-        cluster.setString("state.backend.rocksdb.compression.per.level", "LZ4_COMPRESSION");
 
         Configuration job = jobConfiguration(cluster);
 
         assertThat(job.getOptional(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isEmpty();
-        assertThat(job.getOptional(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL)).isEmpty();
     }
 
     @Test

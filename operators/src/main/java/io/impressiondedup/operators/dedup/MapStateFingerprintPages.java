@@ -2,7 +2,9 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.plan.DedupPlan;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.util.FlinkRuntimeException;
 
 /**
@@ -31,6 +33,21 @@ public final class MapStateFingerprintPages {
     /** Pages read from and written to {@code pages} directly, as the state tools read and write a savepoint. */
     public MapStateFingerprintPages(MapState<Long, FingerprintPage> pages) {
         this(pages, null);
+    }
+
+    /** Pages cached within one shard's run of records, as {@link MapStatePageGroups#cachedWithinShard}. */
+    public static MapStateFingerprintPages cachedWithinShard(MapState<Long, FingerprintPage> pages, long budgetBytes, DedupPlan plan) {
+        return new MapStateFingerprintPages(pages, new PageCache<>(pages, "fingerprint page", budgetBytes, FingerprintPage::heapBytes,
+                PageCache.fingerprintPagesFor(budgetBytes, plan), shard -> {}, null, new SimpleCounter(), new SimpleCounter(),
+                new SimpleCounter()));
+    }
+
+    /** Ends the current shard's run ({@link #cachedWithinShard}): its changed pages to state, its pages forgotten. */
+    public void endShard() {
+        if (cache != null) {
+            cache.forgetShard(shard);
+        }
+        beginRecord();
     }
 
     MapStateFingerprintPages(MapState<Long, FingerprintPage> pages, PageCache<FingerprintPage> cache) {

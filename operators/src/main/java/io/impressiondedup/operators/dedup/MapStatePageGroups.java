@@ -4,7 +4,9 @@ import io.impressiondedup.state.PageAddress;
 import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.bloom.BloomPageStore;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.plan.DedupPlan;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.util.FlinkRuntimeException;
 
 /**
@@ -32,6 +34,25 @@ public final class MapStatePageGroups implements BloomPageStore {
     /** Pages read from and written to {@code groups} directly, as the state tools write a savepoint. */
     public static MapStatePageGroups uncached(MapState<Long, PageGroup> groups) {
         return new MapStatePageGroups(groups, null);
+    }
+
+    /**
+     * Pages cached within one shard's run of records, for a writer that gets them grouped by shard (the bootstrap
+     * tool): reads and writes go through a cache of up to {@code budgetBytes}, and {@link #endShard} writes the
+     * shard's changed groups to state, its key still current, and forgets them, so that a group a run touches
+     * many times is read once and written once.
+     */
+    public static MapStatePageGroups cachedWithinShard(MapState<Long, PageGroup> groups, long budgetBytes, DedupPlan plan) {
+        return new MapStatePageGroups(groups, new PageCache<>(groups, "Bloom page group", budgetBytes, PageGroup::heapBytes,
+                PageCache.groupsFor(budgetBytes, plan), shard -> {}, null, new SimpleCounter(), new SimpleCounter(), new SimpleCounter()));
+    }
+
+    /** Ends the current shard's run ({@link #cachedWithinShard}): its changed groups to state, its groups forgotten. */
+    public void endShard() {
+        if (cache != null) {
+            cache.forgetShard(shard);
+        }
+        beginRecord();
     }
 
     MapStatePageGroups(MapState<Long, PageGroup> groups, PageCache<PageGroup> cache) {

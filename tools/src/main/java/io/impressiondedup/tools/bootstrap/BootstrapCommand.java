@@ -104,8 +104,9 @@ public final class BootstrapCommand {
         ShardKeys shardKeys = new ShardKeys(plan.shards(), settings.maxParallelism);
         SavepointWriter.newSavepoint(env, ToolOptions.backendOf(settings.stateBackend), settings.maxParallelism)
                 .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.transformation(
-                        history.impressions(env, plan.shards(), horizon), shardKeys, impression -> impression.shard,
-                        new HistoryStateWriter(plan, settings.fingerprintCheck, settings.dedupKey)))
+                        history.impressions(env, plan.shards(), horizon)
+                                .transform("Batch by shard", Types.POJO(HistoryBatch.class), new ShardBatcher(plan.shards())),
+                        shardKeys, batch -> batch.shard, new HistoryStateWriter(plan, settings.fingerprintCheck, settings.dedupKey)))
                 .write(settings.output);
         JobExecutionResult result;
         try {

@@ -16,12 +16,19 @@ import io.impressiondedup.tools.savepoint.DedupStateWriter;
  * not inserted again (the retention runs from the first occurrence, as in the job); else it goes into the
  * filter of its event-time bucket, created from the plan on first use, growing or capped as in the job.
  *
+ * <p>The impressions come in batches of one shard ({@link ShardBatcher}): the shard's directory is read and written
+ * once a batch, and its pages go through a cache of {@value #PAGE_CACHE_BYTES} bytes that writes them back at the end
+ * of the batch, so a page group is read and written once a batch however many of its impressions it holds.
+ *
  * <p>Which copy of a duplicated impression is inserted is the first this writer meets; the job takes the first
  * to arrive, an order a history does not keep. Either way a later copy within the retention is found.
  */
-final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
+final class HistoryStateWriter extends DedupStateWriter<HistoryBatch> {
 
     private static final long serialVersionUID = 1L;
+
+    /** Heap bytes of the page cache a batch goes through: far more than one shard's pages on plan. */
+    static final long PAGE_CACHE_BYTES = 64L << 20;
 
     private final DedupPlan plan;
 
@@ -45,25 +52,34 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryImpression> {
     public void open(OpenContext openContext) throws Exception {
         super.open(openContext);
         shardFilters = new ShardFilters(plan);
-        pageStore = MapStatePageGroups.uncached(pages);
-        fingerprintPageStore = new MapStateFingerprintPages(fingerprintPages);
+        pageStore = MapStatePageGroups.cachedWithinShard(pages, PAGE_CACHE_BYTES, plan);
+        fingerprintPageStore = MapStateFingerprintPages.cachedWithinShard(fingerprintPages, PAGE_CACHE_BYTES, plan);
         buckets = plan.timeBuckets().copy();
     }
 
     @Override
-    public void processElement(HistoryImpression impression, Context context) throws Exception {
+    public void processElement(HistoryBatch batch, Context context) throws Exception {
         BucketFilters shardDirectory = directory.value();
         if (shardDirectory == null) {
             shardDirectory = new BucketFilters();
         }
-        shardFilters.beginRecord(impression.digestHigh, impression.digestLow, impression.adIdHash, impression.keyedAdIdHash);
-        pageStore.beginRecord(impression.shard);
-        fingerprintPageStore.beginRecord(impression.shard);
-        // No watermark: nothing in a history is late, every bucket it holds is live.
-        if (shardFilters.bucketHolding(shardDirectory, pageStore, fingerprintPageStore, impression.eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET) {
-            return; // a copy: counted from the written state (DirectoryInsertCount)
+        boolean inserted = false;
+        for (int i = 0; i < batch.size; i++) {
+            shardFilters.beginRecord(batch.digestHigh[i], batch.digestLow[i], batch.adIdHash[i], batch.keyedAdIdHash[i]);
+            pageStore.beginRecord(batch.shard);
+            fingerprintPageStore.beginRecord(batch.shard);
+            // No watermark: nothing in a history is late, every bucket it holds is live.
+            if (shardFilters.bucketHolding(shardDirectory, pageStore, fingerprintPageStore, batch.eventTime[i], false, Long.MIN_VALUE)
+                    != TimeBuckets.NO_BUCKET) {
+                continue; // a copy: counted from the written state (DirectoryInsertCount)
+            }
+            shardFilters.insert(shardDirectory, pageStore, fingerprintPageStore, buckets.bucketOf(batch.eventTime[i]));
+            inserted = true;
         }
-        shardFilters.insert(shardDirectory, pageStore, fingerprintPageStore, buckets.bucketOf(impression.eventTime));
-        directory.update(shardDirectory);
+        pageStore.endShard();
+        fingerprintPageStore.endShard();
+        if (inserted) {
+            directory.update(shardDirectory);
+        }
     }
 }
