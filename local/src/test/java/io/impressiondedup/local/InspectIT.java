@@ -9,7 +9,6 @@ import io.impressiondedup.state.time.TimeBuckets;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.TestDataHeaders;
@@ -109,9 +108,7 @@ class InspectIT {
         Map<String, Double> gauges;
         JsonNode statistics;
         try {
-            try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-                catchUp.await(group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
-            }
+            CheckpointedCatchUp.await(cluster, jobId, group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
             savepoint = triggerSavepoint(jobId, cluster.runDir().resolve("savepoints-" + backend));
             // The statistics first: by the time they are printed, the REST metric fetcher has seen the gauges after the
             // savepoint's barrier (no input flows, so they stay as they were there).

@@ -8,7 +8,6 @@ import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.verify.GroundTruth;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.verify.VerificationReport;
@@ -122,9 +121,8 @@ class SoakIT {
             Sample end = new Sample(stream.hour(), openFiles(taskManager), restHeapUsed(cluster), watermarkHour(cluster, job, dedupVertex, start));
             end.liveHeapKiB = liveHeapKiB(taskManager);
             samples.add(end);
-            try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-                catchUp.await("soak", "soak-impressions", List.of("soak-deduplicated", "soak-dead-letters"), Duration.ofSeconds(120));
-            }
+            CheckpointedCatchUp.await(cluster, job, "soak", "soak-impressions", List.of("soak-deduplicated", "soak-dead-letters"),
+                    Duration.ofSeconds(120));
             collectCompleted(cluster, job, checkpoints);
             Map<Long, Integer> liveShardBuckets = liveShardBuckets(cluster.runDir().resolve("logs/taskmanager-0.log"));
             long[] idlePartitionRecords = stream.recordsByPartition();

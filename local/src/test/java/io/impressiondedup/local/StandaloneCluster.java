@@ -255,6 +255,24 @@ final class StandaloneCluster implements AutoCloseable {
         return values;
     }
 
+    /**
+     * What the Prometheus reporters of every Flink JVM on this machine serve now (ports 9249-9260, {@code
+     * deploy/conf/config.yaml}), concatenated: live values, not the REST API's cache. The ports are shared with any other
+     * cluster on the machine (a parallel build's), so callers select the series of their job by its {@code job_id} label.
+     */
+    String scrapePrometheus() {
+        StringBuilder all = new StringBuilder();
+        for (int port = 9249; port <= 9260; port++) {
+            try {
+                all.append(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body());
+            } catch (Exception notThere) {
+                // no reporter on this port
+            }
+        }
+        return all.toString();
+    }
+
     /** Runs a {@code deploy/local} script against this cluster; returns its standard output, fails on a non-zero exit. */
     String script(String name, String... args) throws Exception {
         List<String> command = new ArrayList<>();

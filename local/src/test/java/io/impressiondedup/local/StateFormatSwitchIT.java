@@ -15,7 +15,6 @@ import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.verify.GroundTruth;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.verify.VerificationReport;
 import io.impressiondedup.testdata.verify.Verifier;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
@@ -104,14 +103,14 @@ class StateFormatSwitchIT {
             GeneratedRecord first = produceUntil(switchAt, generator, input, truth);
             firstPart = Math.toIntExact(first.seq);
             String bloomJob = cluster.submit(2, jobArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(bloomJob);
             String bloomSavepoint = cluster.script("job.sh", "stop-with-savepoint", bloomJob).trim();
             before = inspect(bloomSavepoint);
 
             write(first, input, truth);
             ClusterIT.produce(generator, RECORDS, input, truth);
             String fingerprintJob = cluster.submit(3, bloomSavepoint, fingerprintArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(fingerprintJob);
             expired = awaitBucketsExpired(fingerprintJob, liveShardBuckets(before));
             drained = cluster.script("job.sh", "stop-with-savepoint", fingerprintJob, "--drain").trim();
         }
@@ -181,10 +180,8 @@ class StateFormatSwitchIT {
         truth.write(record);
     }
 
-    private void awaitAllInputCommitted() throws Exception {
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(120));
-        }
+    private void awaitCaughtUp(String job) throws Exception {
+        CheckpointedCatchUp.await(cluster, job, GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(120));
     }
 
     /**
