@@ -272,9 +272,11 @@ class InspectIT {
 
     /**
      * The gauges once REST serves values fetched after the savepoint: the web monitor fetches metrics on demand, at most
-     * every {@code metrics.fetcher.update-interval} (10 s), and answers from what it fetched before; so wait for nonzero
-     * values that stay the same across more than one interval (no input flows: they cannot change any more).
+     * every {@link StandaloneCluster#METRICS_FETCH_INTERVAL}, and answers from what it fetched before; so wait for nonzero
+     * values that stay the same across more than two intervals (no input flows: they cannot change any more).
      */
+    private static final Duration SETTLED_AFTER = StandaloneCluster.METRICS_FETCH_INTERVAL.multipliedBy(5).dividedBy(2);
+
     private Map<String, Double> settledDedupGauges(String jobId) throws Exception {
         long[] since = {System.nanoTime()};
         List<Map<String, Double>> last = new ArrayList<>(List.of(Map.of()));
@@ -285,7 +287,7 @@ class InspectIT {
                 since[0] = System.nanoTime();
                 return false;
             }
-            return gauges.size() == 8 && gauges.get("live-buckets sum") > 0 && System.nanoTime() - since[0] > 11e9;
+            return gauges.size() == 8 && gauges.get("live-buckets sum") > 0 && System.nanoTime() - since[0] > SETTLED_AFTER.toNanos();
         });
         return last.get(0);
     }

@@ -348,7 +348,7 @@ class SoakIT {
 
     /**
      * The dedup operator's input watermark (lowest over its subtasks) as a simulated hour of the
-     * stream; -1 before the first. From the REST metrics, which lag up to 10 s.
+     * stream; -1 before the first. From the REST metrics, which lag up to {@link StandaloneCluster#METRICS_FETCH_INTERVAL}.
      */
     private static double watermarkHour(StandaloneCluster cluster, String job, String vertex, Instant start) {
         long lowest = Long.MAX_VALUE;

@@ -186,7 +186,7 @@ class StateFormatSwitchIT {
 
     /**
      * The job's {@code buckets-expired} over its subtasks once it reaches {@code atLeast}: all input is processed, but REST
-     * serves metrics fetched up to 10 s before, and the last expiry timers fire with the watermark after the last records.
+     * serves metrics fetched up to {@link StandaloneCluster#METRICS_FETCH_INTERVAL} before, and the last expiry timers fire with the watermark after the last records.
      */
     private long awaitBucketsExpired(String jobId, int atLeast) throws Exception {
         long[] expired = {-1};
