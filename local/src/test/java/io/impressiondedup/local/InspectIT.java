@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -110,10 +111,13 @@ class InspectIT {
         try {
             CheckpointedCatchUp.await(cluster, jobId, group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
             savepoint = triggerSavepoint(jobId, cluster.runDir().resolve("savepoints-" + backend));
-            // The statistics first: by the time they are printed, the REST metric fetcher has seen the gauges after the
-            // savepoint's barrier (no input flows, so they stay as they were there).
-            statistics = inspect(backend, "--savepoint", savepoint, "--json", "--state-backend", backend, "--parallelism", "2");
+            // The statistics in a JVM of their own while the gauges settle: both describe the state as of the savepoint's
+            // barrier (no input flows, so the gauges stay as they were there).
+            String completed = savepoint;
+            CompletableFuture<JsonNode> inspected = CompletableFuture.supplyAsync(() -> inspectUnchecked(backend, "--savepoint",
+                    completed, "--json", "--state-backend", backend, "--parallelism", "2"));
             gauges = settledDedupGauges(jobId);
+            statistics = inspected.join();
         } finally {
             cluster.cancel(jobId);
         }
@@ -245,6 +249,14 @@ class InspectIT {
 
     private static String csv(String field) {
         return '"' + field.replace("\"", "\"\"") + '"';
+    }
+
+    private JsonNode inspectUnchecked(String backend, String... args) {
+        try {
+            return inspect(backend, args);
+        } catch (Exception e) {
+            throw new IllegalStateException("dedup-tools inspect " + String.join(" ", args), e);
+        }
     }
 
     private JsonNode inspect(String backend, String... args) throws Exception {

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -105,12 +106,14 @@ class StateFormatSwitchIT {
             String bloomJob = cluster.submit(2, jobArgs);
             awaitCaughtUp(bloomJob);
             String bloomSavepoint = cluster.script("job.sh", "stop-with-savepoint", bloomJob).trim();
-            before = inspect(bloomSavepoint);
+            // Inspected in a JVM of its own while the second part is written and caught up with (first read below).
+            CompletableFuture<JsonNode> inspected = CompletableFuture.supplyAsync(() -> inspectUnchecked(bloomSavepoint));
 
             write(first, input, truth);
             ClusterIT.produce(generator, RECORDS, input, truth);
             String fingerprintJob = cluster.submit(3, bloomSavepoint, fingerprintArgs);
             awaitCaughtUp(fingerprintJob);
+            before = inspected.join();
             expired = awaitBucketsExpired(fingerprintJob, liveShardBuckets(before));
             drained = cluster.script("job.sh", "stop-with-savepoint", fingerprintJob, "--drain").trim();
         }
@@ -199,6 +202,14 @@ class StateFormatSwitchIT {
             throw new AssertionError(e.getMessage() + ": the fingerprint run expired " + expired[0] + " shard-buckets", e);
         }
         return expired[0];
+    }
+
+    private JsonNode inspectUnchecked(String savepoint) {
+        try {
+            return inspect(savepoint);
+        } catch (Exception e) {
+            throw new IllegalStateException("dedup-tools inspect " + savepoint, e);
+        }
     }
 
     private JsonNode inspect(String savepoint) throws Exception {
