@@ -47,8 +47,9 @@ classpath() { # classpath <profile,...>: the profiles' dependencies together, re
   if [[ ! -s $file ]]; then
     log "resolving the $name classpath with Maven (first start only)"
     mkdir -p "$LOGS"
-    mvn -q -B -Dstyle.color=never -f "$pom" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file" \
+    mvn -q -B -Dstyle.color=never -f "$pom" -P"$1" dependency:build-classpath -Dmdep.outputFile="$file.$$" \
       > "$LOGS/maven-classpath-$name.log" 2>&1 || die "could not resolve the $name classpath: $LOGS/maven-classpath-$name.log"
+    mv "$file.$$" "$file" # whole or not at all, for whoever reads it (StandaloneCluster copies it to its next run directory)
   fi
   cat "$file"
 }
@@ -70,6 +71,7 @@ prepare_conf() {
   cp "$REPO/deploy/conf/log4j2.properties" "$CONF/log4j2.properties"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$CONTROLLER_PORT#g" \
     "$REPO/deploy/conf/kafka-server.properties" > "$CONF/kafka-server.properties"
+  rm -f "$CONF"/resource-params-*.txt # derived from config.yaml (java_utils)
 }
 
 alive() { [[ -f $PIDS/$1.pid ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
@@ -87,17 +89,36 @@ wait_for() { # wait_for <seconds> <description> <command...>
   local deadline=$((SECONDS + seconds))
   until "$@" > /dev/null 2>&1; do
     ((SECONDS < deadline)) || die "timed out after ${seconds}s waiting for $what (logs: $LOGS)"
-    sleep 0.5
+    sleep 0.2
   done
+}
+
+# in_parallel <command>...: runs the commands (a function and its arguments, in one word each: "stop_pid kafka") at once,
+# each in a subshell (a die ends only its own), and waits for all; fails if any failed, once all have ended.
+in_parallel() {
+  local pids=() failed=0 command
+  for command in "$@"; do
+    # shellcheck disable=SC2086
+    $command & pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  return "$failed"
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # java_utils <GET_TM_RESOURCE_PARAMS|GET_JM_RESOURCE_PARAMS> <line>: what Flink's scripts compute:
-# line 1 the JVM memory flags, line 2 the derived memory options as -D arguments.
+# line 1 the JVM memory flags, line 2 the derived memory options as -D arguments. One JVM (BashJavaUtils, on Flink's
+# class path: seconds) per kind and configuration: its two lines are kept in the conf directory, which prepare_conf
+# clears when it writes config.yaml again.
 java_utils() {
-  "$JAVA" -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
-    | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | sed -n "${2}p" | cut -d: -f2-
+  local file=$CONF/resource-params-$1.txt
+  if [[ ! -s $file ]]; then
+    "$JAVA" -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
+      | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | cut -d: -f2- > "$file.$$" || true
+    mv "$file.$$" "$file"
+  fi
+  sed -n "${2}p" "$file"
 }
 
 start_kafka() {
@@ -132,19 +153,24 @@ taskmanager_registered() { # taskmanager_registered <resource id>
   curl -sf "http://127.0.0.1:$REST_PORT/taskmanagers" | jq -e --arg id "$1" '[.taskmanagers[].id] | index($id) != null'
 }
 
-start_taskmanager() {
-  # Ids are never reused (a killed TaskManager's log stays next to its successor's).
-  local id=0
-  while [[ -f $PIDS/taskmanager-$id.pid || -f $LOGS/taskmanager-$id.log ]]; do id=$((id + 1)); done
+# start_taskmanagers <count>: launches them all, then waits for each to register (they start side by side).
+start_taskmanagers() {
   local jvm dyn
   jvm=$(java_utils GET_TM_RESOURCE_PARAMS 1); dyn=$(java_utils GET_TM_RESOURCE_PARAMS 2)
   [[ -n $jvm ]] || die "could not compute the TaskManager's memory flags from $CONF/config.yaml"
-  local resource_id="taskmanager-$id"
-  # shellcheck disable=SC2086
-  launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS ${TASKMANAGER_JVM_OPTS:-} -cp "$(flink_classpath)" \
-    org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$CONF" $dyn -D "taskmanager.resource-id=$resource_id"
-  wait_for 120 "TaskManager $id to register" taskmanager_registered "$resource_id"
-  log "TaskManager $id up (pid $(cat "$PIDS/taskmanager-$id.pid"))"
+  local ids=() id=0
+  for _ in $(seq 1 "$1"); do
+    # Ids are never reused (a killed TaskManager's log stays next to its successor's).
+    while [[ -f $PIDS/taskmanager-$id.pid || -f $LOGS/taskmanager-$id.log ]]; do id=$((id + 1)); done
+    # shellcheck disable=SC2086
+    launch "taskmanager-$id" -XX:+UseG1GC $jvm $JAVA17_OPTS ${TASKMANAGER_JVM_OPTS:-} -cp "$(flink_classpath)" \
+      org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$CONF" $dyn -D "taskmanager.resource-id=taskmanager-$id"
+    ids+=("$id")
+  done
+  for id in "${ids[@]}"; do
+    wait_for 120 "TaskManager $id to register" taskmanager_registered "taskmanager-$id"
+    log "TaskManager $id up (pid $(cat "$PIDS/taskmanager-$id.pid"))"
+  done
 }
 
 # stop_pid <name>: SIGTERM, up to 30 s to exit, then SIGKILL.
@@ -154,20 +180,22 @@ stop_pid() {
   local pid; pid=$(cat "$file")
   if kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && { log "$1 did not stop within 30 s; killing it"; kill -KILL "$pid" 2>/dev/null || true; }
   fi
   rm -f "$file"
 }
 
 stop_all() {
-  for file in "$PIDS"/taskmanager-*.pid; do [[ -e $file ]] && stop_pid "$(basename "$file" .pid)"; done
-  stop_pid jobmanager
+  # The TaskManagers and the JobManager at once, the broker (which their jobs' clients may still talk to) after them.
+  local flink=("stop_pid jobmanager")
+  for file in "$PIDS"/taskmanager-*.pid; do [[ -e $file ]] && flink+=("stop_pid $(basename "$file" .pid)"); done
+  in_parallel "${flink[@]}"
   stop_pid kafka
   # Anything of this cluster still alive (a pid file lost to a failed run): TERM, up to 30 s to exit, then KILL.
   if pgrep -f -- "$MARKER" > /dev/null; then
     pkill -TERM -f -- "$MARKER" || true
-    for _ in $(seq 1 60); do pgrep -f -- "$MARKER" > /dev/null || break; sleep 0.5; done
+    for _ in $(seq 1 300); do pgrep -f -- "$MARKER" > /dev/null || break; sleep 0.1; done
     pkill -KILL -f -- "$MARKER" || true
   fi
   pgrep -f -- "$MARKER" > /dev/null && die "processes of $RUN_DIR survived: $(pgrep -f -- "$MARKER" | tr '\n' ' ')"
@@ -180,16 +208,18 @@ command -v jq > /dev/null || die "jq is required"
 case ${1:-} in
   start)
     prepare_conf
-    start_kafka
-    start_jobmanager
-    for _ in $(seq 1 "${2:-2}"); do start_taskmanager; done
+    # Side by side: the broker, the JobManager (neither needs the other to start) and the TaskManagers' memory flags
+    # (java_utils); then the TaskManagers, all at once. The class paths first, so that none is resolved twice at once.
+    in_parallel "classpath kafka" "classpath $FLINK_PROFILES" > /dev/null || exit 1
+    in_parallel start_kafka start_jobmanager "java_utils GET_TM_RESOURCE_PARAMS 1" > /dev/null || exit 1
+    start_taskmanagers "${2:-2}"
     ;;
   start-kafka)
     prepare_conf
     start_kafka
     ;;
   start-taskmanager)
-    start_taskmanager
+    start_taskmanagers 1
     ;;
   kill-taskmanager)
     [[ -n ${2:-} ]] || die "usage: $0 kill-taskmanager ID"

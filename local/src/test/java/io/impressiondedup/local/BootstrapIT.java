@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -163,8 +162,8 @@ class BootstrapIT {
                 "--transactional-id-prefix", group));
         jobArgs.addAll(PLAN);
         String jobId = cluster.submit(2, savepoint, jobArgs);
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(group, in, List.of(out, dlq), Duration.ofSeconds(180));
+        try {
+            CheckpointedCatchUp.await(cluster, jobId, group, in, List.of(out, dlq), Duration.ofSeconds(180));
         } finally {
             cluster.cancel(jobId);
         }

@@ -21,9 +21,6 @@ import io.impressiondedup.testdata.verify.StatsTopicCheck;
 import io.impressiondedup.testdata.verify.VerificationReport;
 import io.impressiondedup.testdata.verify.Verifier;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -74,7 +71,6 @@ class ClusterIT {
     static final int RECORDS = 150_000;
     static final String GROUP = "cluster-it";
 
-    private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
     private StandaloneCluster cluster;
     private Path runDir;
@@ -198,13 +194,13 @@ class ClusterIT {
                 KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, "impressions", Map.of())) {
             produce(generator, RECORDS / 3, input, truth);
             String first = cluster.submit(2, jobArgs);
-            awaitAllInputCommitted("the first third at parallelism 2");
+            awaitCaughtUp(first, "the first third at parallelism 2");
             assertTheDedupStateRunsWithTheJobsRocksDbOptions(first);
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
             produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
             String second = cluster.submit(3, savepoint, jobArgs);
-            awaitAllInputCommitted("the second third at parallelism 3 from the savepoint");
+            awaitCaughtUp(second, "the second third at parallelism 3 from the savepoint");
 
             Thread last = new Thread(() -> produceQuietly(generator, input, truth));
             last.start();
@@ -212,9 +208,9 @@ class ClusterIT {
             cluster.script("cluster.sh", "kill-taskmanager", "0");
             cluster.script("cluster.sh", "start-taskmanager");
             last.join();
-            awaitAllInputCommitted("the last third, across the failover");
+            awaitCaughtUp(second, "the last third, across the failover");
 
-            String metrics = ofJob(scrapePrometheus(), second);
+            String metrics = ofJob(cluster.scrapePrometheus(), second);
             for (String metric : List.of("records_in", "unique", "duplicates", "late", "filter_expansions", "live_buckets",
                     "bloom_bytes", "max_fill_ratio", "estimated_fpp")) {
                 assertThat(metrics).as("Prometheus metric %s", metric).contains("flink_taskmanager_job_task_operator_" + metric + "{");
@@ -307,7 +303,7 @@ class ClusterIT {
             produce(generator, BACKFILL - BACKFILL / 3, input, truth);
 
             String first = cluster.submit(2, jobArgs);
-            waitUntil(Duration.ofSeconds(240), "the committed first third checkpointed", () -> committed(name, in) >= BACKFILL / 3);
+            CheckpointedCatchUp.await(cluster, first, name, in, BACKFILL / 3, List.of(), Duration.ofSeconds(240));
             savepoint = drain ? cluster.script("job.sh", "stop-with-savepoint", first, "--drain").trim()
                     : cluster.script("job.sh", "stop-with-savepoint", first).trim();
             input.commitTransaction();
@@ -421,11 +417,9 @@ class ClusterIT {
         }
     }
 
-    private void awaitAllInputCommitted(String what) throws Exception {
+    private void awaitCaughtUp(String job, String what) throws Exception {
         System.out.println("waiting for " + what);
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
-        }
+        CheckpointedCatchUp.await(cluster, job, GROUP, "impressions", List.of("deduplicated", "dead-letters"), Duration.ofSeconds(300));
     }
 
     /** Values of the secret Kafka options the detached run is given, and of its fingerprint secret (in a file). */
@@ -546,7 +540,7 @@ class ClusterIT {
     private void assertTheObservabilityPackUsesOnlyExportedMetrics(String jobId) throws Exception {
         String[] scrape = new String[1];
         waitUntil(Duration.ofSeconds(30), "the JobManager's job metrics on its Prometheus reporter", () -> {
-            scrape[0] = ofJob(scrapePrometheus(), jobId);
+            scrape[0] = ofJob(cluster.scrapePrometheus(), jobId);
             return scrape[0].contains("flink_jobmanager_job_lastCheckpointDuration{");
         });
         java.util.Set<String> exported = ObservabilityPack.exportedNames(scrape[0]);
@@ -576,19 +570,6 @@ class ClusterIT {
             }
         }
         return lines.toString();
-    }
-
-    private String scrapePrometheus() {
-        StringBuilder all = new StringBuilder();
-        for (int port = 9249; port <= 9260; port++) {
-            try {
-                all.append(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body());
-            } catch (Exception notThere) {
-                // no reporter on this port
-            }
-        }
-        return all.toString();
     }
 
     private VerificationReport verify(GroundTruth truth) {

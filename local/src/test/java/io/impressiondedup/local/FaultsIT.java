@@ -15,7 +15,6 @@ import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.verify.VerificationReport;
 import io.impressiondedup.testdata.verify.Verifier;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,7 +123,7 @@ class FaultsIT {
             JsonNode failed = null;
             long checkpoint = -1;
             String victim = null;
-            try (JobManagerLogFollower log = new JobManagerLogFollower(cluster.jobManagerLog())) {
+            try (LogFollower log = LogFollower.fromNow(cluster.jobManagerLog())) {
                 for (int attempt = 1; attempt <= KILL_ATTEMPTS && failed == null; attempt++) {
                     victim = cluster.taskManagersOf(job).iterator().next();
                     Triggered triggered = killDuringACheckpoint(log, job, victim);
@@ -166,7 +165,7 @@ class FaultsIT {
      * (else waits for the next one). The log is followed, not re-read, so that the kill lands within a
      * millisecond or two of that look.
      */
-    private Triggered killDuringACheckpoint(JobManagerLogFollower log, String job, String victim) throws Exception {
+    private Triggered killDuringACheckpoint(LogFollower log, String job, String victim) throws Exception {
         for (int candidateNumber = 0; candidateNumber < 10; candidateNumber++) {
             Triggered candidate = awaitCheckpointInProgress(log, job, Duration.ofSeconds(60));
             Thread.sleep(candidate.previousDuration() / 2);
@@ -258,7 +257,7 @@ class FaultsIT {
      * completed, after completing one (whose duration it logs); returns that checkpoint. Polled every
      * few milliseconds.
      */
-    private static Triggered awaitCheckpointInProgress(JobManagerLogFollower log, String job, Duration timeout) throws Exception {
+    private static Triggered awaitCheckpointInProgress(LogFollower log, String job, Duration timeout) throws Exception {
         Pattern triggering = Pattern.compile("Triggering checkpoint (\\d+) .* @ (\\d+) for job " + job);
         Pattern completed = Pattern.compile("Completed checkpoint (\\d+) for job " + job + " \\(\\d+ bytes, checkpointDuration=(\\d+) ms");
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -283,42 +282,6 @@ class FaultsIT {
             Thread.sleep(2);
         }
         throw new AssertionError("No checkpoint of job " + job + " was triggered within " + timeout.toSeconds() + " s");
-    }
-
-    /** The lines a log file gains from the moment this follower opened it, read a few bytes at a time. */
-    private static final class JobManagerLogFollower implements AutoCloseable {
-        private final RandomAccessFile file;
-        private final StringBuilder pending = new StringBuilder();
-        private long position;
-
-        JobManagerLogFollower(Path log) throws IOException {
-            this.file = new RandomAccessFile(log.toFile(), "r");
-            this.position = file.length();
-        }
-
-        /** The complete lines written since the last call (or since opening). */
-        List<String> newLines() throws IOException {
-            long length = file.length();
-            if (length > position) {
-                byte[] bytes = new byte[(int) (length - position)];
-                file.seek(position);
-                file.readFully(bytes);
-                position = length;
-                pending.append(new String(bytes, StandardCharsets.ISO_8859_1));
-            }
-            List<String> lines = new ArrayList<>();
-            int end;
-            while ((end = pending.indexOf("\n")) >= 0) {
-                lines.add(pending.substring(0, end));
-                pending.delete(0, end + 1);
-            }
-            return lines;
-        }
-
-        @Override
-        public void close() throws IOException {
-            file.close();
-        }
     }
 
     /** The REST statistics of a checkpoint once it is no longer in progress. */
@@ -433,9 +396,7 @@ class FaultsIT {
             truth.close();
             truthClosed = true;
             phase("stream written");
-            try (KafkaCatchUp catchUp = new KafkaCatchUp(cluster.bootstrapServers(), Map.of())) {
-                catchUp.await(name, input, List.of(output, deadLetters), Duration.ofSeconds(180));
-            }
+            CheckpointedCatchUp.await(cluster, job, name, input, List.of(output, deadLetters), Duration.ofSeconds(180));
             phase("job caught up");
             VerificationReport report = Verifier.verifyTopics(GroundTruth.read(truthFile), cluster.bootstrapServers(), output, deadLetters);
             String text = report.toText(0.001);

@@ -9,7 +9,6 @@ import io.impressiondedup.state.time.TimeBuckets;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.TestDataHeaders;
@@ -27,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -109,14 +109,15 @@ class InspectIT {
         Map<String, Double> gauges;
         JsonNode statistics;
         try {
-            try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-                catchUp.await(group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
-            }
+            CheckpointedCatchUp.await(cluster, jobId, group, INPUT, List.of(output, deadLetters), Duration.ofSeconds(180));
             savepoint = triggerSavepoint(jobId, cluster.runDir().resolve("savepoints-" + backend));
-            // The statistics first: by the time they are printed, the REST metric fetcher has seen the gauges after the
-            // savepoint's barrier (no input flows, so they stay as they were there).
-            statistics = inspect(backend, "--savepoint", savepoint, "--json", "--state-backend", backend, "--parallelism", "2");
+            // The statistics in a JVM of their own while the gauges settle: both describe the state as of the savepoint's
+            // barrier (no input flows, so the gauges stay as they were there).
+            String completed = savepoint;
+            CompletableFuture<JsonNode> inspected = CompletableFuture.supplyAsync(() -> inspectUnchecked(backend, "--savepoint",
+                    completed, "--json", "--state-backend", backend, "--parallelism", "2"));
             gauges = settledDedupGauges(jobId);
+            statistics = inspected.join();
         } finally {
             cluster.cancel(jobId);
         }
@@ -250,6 +251,14 @@ class InspectIT {
         return '"' + field.replace("\"", "\"\"") + '"';
     }
 
+    private JsonNode inspectUnchecked(String backend, String... args) {
+        try {
+            return inspect(backend, args);
+        } catch (Exception e) {
+            throw new IllegalStateException("dedup-tools inspect " + String.join(" ", args), e);
+        }
+    }
+
     private JsonNode inspect(String backend, String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("inspect"));
         all.addAll(List.of(args));
@@ -275,9 +284,11 @@ class InspectIT {
 
     /**
      * The gauges once REST serves values fetched after the savepoint: the web monitor fetches metrics on demand, at most
-     * every {@code metrics.fetcher.update-interval} (10 s), and answers from what it fetched before; so wait for nonzero
-     * values that stay the same across more than one interval (no input flows: they cannot change any more).
+     * every {@link StandaloneCluster#METRICS_FETCH_INTERVAL}, and answers from what it fetched before; so wait for nonzero
+     * values that stay the same across more than two intervals (no input flows: they cannot change any more).
      */
+    private static final Duration SETTLED_AFTER = StandaloneCluster.METRICS_FETCH_INTERVAL.multipliedBy(5).dividedBy(2);
+
     private Map<String, Double> settledDedupGauges(String jobId) throws Exception {
         long[] since = {System.nanoTime()};
         List<Map<String, Double>> last = new ArrayList<>(List.of(Map.of()));
@@ -288,7 +299,7 @@ class InspectIT {
                 since[0] = System.nanoTime();
                 return false;
             }
-            return gauges.size() == 8 && gauges.get("live-buckets sum") > 0 && System.nanoTime() - since[0] > 11e9;
+            return gauges.size() == 8 && gauges.get("live-buckets sum") > 0 && System.nanoTime() - since[0] > SETTLED_AFTER.toNanos();
         });
         return last.get(0);
     }

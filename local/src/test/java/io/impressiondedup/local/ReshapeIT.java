@@ -6,7 +6,6 @@ import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.verify.GroundTruth;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.verify.VerificationReport;
@@ -72,7 +71,7 @@ class ReshapeIT {
                 KafkaTopicDestination input = new KafkaTopicDestination(bootstrap, INPUT, Map.of())) {
             ClusterIT.produce(generator, RECORDS / 2, input, truth);
             String first = cluster.submit(2, jobArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(first);
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
             String reshaped = savepoint;
@@ -89,7 +88,7 @@ class ReshapeIT {
 
             ClusterIT.produce(generator, RECORDS - RECORDS / 2, input, truth); // copies of the first half, late ones among them
             String second = cluster.submit(2, reshaped, reshapedArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(second);
             cluster.script("job.sh", "stop-with-savepoint", second);
         }
 
@@ -103,9 +102,7 @@ class ReshapeIT {
         assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(truthFile, jobArgs))).as(text).isEmpty(); // 128 shards: fuller filters
     }
 
-    private void awaitAllInputCommitted() throws Exception {
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(300));
-        }
+    private void awaitCaughtUp(String job) throws Exception {
+        CheckpointedCatchUp.await(cluster, job, GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(300));
     }
 }

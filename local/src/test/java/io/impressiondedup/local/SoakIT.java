@@ -8,7 +8,6 @@ import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.verify.GroundTruth;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.KafkaTopics;
 import io.impressiondedup.testdata.verify.VerificationReport;
@@ -122,9 +121,8 @@ class SoakIT {
             Sample end = new Sample(stream.hour(), openFiles(taskManager), restHeapUsed(cluster), watermarkHour(cluster, job, dedupVertex, start));
             end.liveHeapKiB = liveHeapKiB(taskManager);
             samples.add(end);
-            try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-                catchUp.await("soak", "soak-impressions", List.of("soak-deduplicated", "soak-dead-letters"), Duration.ofSeconds(120));
-            }
+            CheckpointedCatchUp.await(cluster, job, "soak", "soak-impressions", List.of("soak-deduplicated", "soak-dead-letters"),
+                    Duration.ofSeconds(120));
             collectCompleted(cluster, job, checkpoints);
             Map<Long, Integer> liveShardBuckets = liveShardBuckets(cluster.runDir().resolve("logs/taskmanager-0.log"));
             long[] idlePartitionRecords = stream.recordsByPartition();
@@ -350,7 +348,7 @@ class SoakIT {
 
     /**
      * The dedup operator's input watermark (lowest over its subtasks) as a simulated hour of the
-     * stream; -1 before the first. From the REST metrics, which lag up to 10 s.
+     * stream; -1 before the first. From the REST metrics, which lag up to {@link StandaloneCluster#METRICS_FETCH_INTERVAL}.
      */
     private static double watermarkHour(StandaloneCluster cluster, String job, String vertex, Instant start) {
         long lowest = Long.MAX_VALUE;

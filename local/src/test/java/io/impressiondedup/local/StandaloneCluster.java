@@ -37,6 +37,13 @@ final class StandaloneCluster implements AutoCloseable {
 
     private static final Pattern TASK_MANAGER_ID = Pattern.compile("taskmanager-(\\d+)");
 
+    /**
+     * How old a metric the REST API serves can be on these clusters: {@code metrics.fetcher.update-interval}, 10 s in
+     * {@code deploy/conf/config.yaml} (Flink's default), set to this in the configuration each cluster starts from
+     * ({@link #configuration}). Tests that read gauges through REST wait in multiples of it.
+     */
+    static final Duration METRICS_FETCH_INTERVAL = Duration.ofSeconds(1);
+
     private final Path runDir;
     private final Map<String, String> env = new HashMap<>();
     private final String bootstrapServers;
@@ -54,6 +61,18 @@ final class StandaloneCluster implements AutoCloseable {
         env.put("CONTROLLER_PORT", Integer.toString(ports[2]));
         env.put("JM_RPC_PORT", Integer.toString(ports[3]));
         env.put("JAR", Repository.jobJar().toString());
+        env.put("FLINK_CONFIG", runDir.resolve("flink-config.yaml").toString());
+    }
+
+    /**
+     * The configuration the cluster starts from ({@code cluster.sh}'s {@code FLINK_CONFIG}), written into the run
+     * directory: {@code deploy/conf/config.yaml} as users start from, read at every start so that the two cannot
+     * drift, with the REST metric fetcher's interval shortened to {@link #METRICS_FETCH_INTERVAL}.
+     */
+    private static void writeConfiguration(Path runDir) throws IOException {
+        String deployed = Files.readString(Repository.root().resolve("deploy/conf/config.yaml"));
+        Files.writeString(runDir.resolve("flink-config.yaml"), deployed + "\n# The tests' clusters: REST serves metrics at most this old.\n"
+                + "metrics.fetcher.update-interval: " + METRICS_FETCH_INTERVAL.toMillis() + "\n");
     }
 
     /** Kafka, a JobManager and {@code taskManagers} TaskManagers, in a fresh {@code local/target/<name>}. */
@@ -63,6 +82,7 @@ final class StandaloneCluster implements AutoCloseable {
         FileUtils.deleteDirectory(runDir.toFile());
         Files.createDirectories(runDir);
         reuseResolvedClasspaths(runDir);
+        writeConfiguration(runDir);
         StandaloneCluster cluster = new StandaloneCluster(runDir, LoopbackPorts.free(4));
         try {
             cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
@@ -228,7 +248,7 @@ final class StandaloneCluster implements AutoCloseable {
     /**
      * Operator metrics of a job over its subtasks, from REST ({@code /jobs/:id/vertices/:vid/subtasks/metrics}): for each of
      * {@code names} a vertex reports, "{@code name} sum" and "{@code name} max". The web monitor answers from what it fetched
-     * last, at most every {@code metrics.fetcher.update-interval} (10 s) before: callers wait for the value they expect.
+     * last, at most {@link #METRICS_FETCH_INTERVAL} before: callers wait for the value they expect.
      */
     Map<String, Double> subtaskMetrics(String jobId, List<String> names) {
         Map<String, Double> values = new HashMap<>();
@@ -253,6 +273,24 @@ final class StandaloneCluster implements AutoCloseable {
             }
         }
         return values;
+    }
+
+    /**
+     * What the Prometheus reporters of every Flink JVM on this machine serve now (ports 9249-9260, {@code
+     * deploy/conf/config.yaml}), concatenated: live values, not the REST API's cache. The ports are shared with any other
+     * cluster on the machine (a parallel build's), so callers select the series of their job by its {@code job_id} label.
+     */
+    String scrapePrometheus() {
+        StringBuilder all = new StringBuilder();
+        for (int port = 9249; port <= 9260; port++) {
+            try {
+                all.append(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body());
+            } catch (Exception notThere) {
+                // no reporter on this port
+            }
+        }
+        return all.toString();
     }
 
     /** Runs a {@code deploy/local} script against this cluster; returns its standard output, fails on a non-zero exit. */

@@ -15,7 +15,6 @@ import io.impressiondedup.testdata.RecordClass;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.verify.GroundTruth;
-import io.impressiondedup.testdata.verify.KafkaCatchUp;
 import io.impressiondedup.testdata.verify.VerificationReport;
 import io.impressiondedup.testdata.verify.Verifier;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
@@ -28,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -104,14 +104,16 @@ class StateFormatSwitchIT {
             GeneratedRecord first = produceUntil(switchAt, generator, input, truth);
             firstPart = Math.toIntExact(first.seq);
             String bloomJob = cluster.submit(2, jobArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(bloomJob);
             String bloomSavepoint = cluster.script("job.sh", "stop-with-savepoint", bloomJob).trim();
-            before = inspect(bloomSavepoint);
+            // Inspected in a JVM of its own while the second part is written and caught up with (first read below).
+            CompletableFuture<JsonNode> inspected = CompletableFuture.supplyAsync(() -> inspectUnchecked(bloomSavepoint));
 
             write(first, input, truth);
             ClusterIT.produce(generator, RECORDS, input, truth);
             String fingerprintJob = cluster.submit(3, bloomSavepoint, fingerprintArgs);
-            awaitAllInputCommitted();
+            awaitCaughtUp(fingerprintJob);
+            before = inspected.join();
             expired = awaitBucketsExpired(fingerprintJob, liveShardBuckets(before));
             drained = cluster.script("job.sh", "stop-with-savepoint", fingerprintJob, "--drain").trim();
         }
@@ -181,15 +183,13 @@ class StateFormatSwitchIT {
         truth.write(record);
     }
 
-    private void awaitAllInputCommitted() throws Exception {
-        try (KafkaCatchUp catchUp = new KafkaCatchUp(bootstrap, Map.of())) {
-            catchUp.await(GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(120));
-        }
+    private void awaitCaughtUp(String job) throws Exception {
+        CheckpointedCatchUp.await(cluster, job, GROUP, INPUT, List.of(OUTPUT, DEAD_LETTERS), Duration.ofSeconds(120));
     }
 
     /**
      * The job's {@code buckets-expired} over its subtasks once it reaches {@code atLeast}: all input is processed, but REST
-     * serves metrics fetched up to 10 s before, and the last expiry timers fire with the watermark after the last records.
+     * serves metrics fetched up to {@link StandaloneCluster#METRICS_FETCH_INTERVAL} before, and the last expiry timers fire with the watermark after the last records.
      */
     private long awaitBucketsExpired(String jobId, int atLeast) throws Exception {
         long[] expired = {-1};
@@ -202,6 +202,14 @@ class StateFormatSwitchIT {
             throw new AssertionError(e.getMessage() + ": the fingerprint run expired " + expired[0] + " shard-buckets", e);
         }
         return expired[0];
+    }
+
+    private JsonNode inspectUnchecked(String savepoint) {
+        try {
+            return inspect(savepoint);
+        } catch (Exception e) {
+            throw new IllegalStateException("dedup-tools inspect " + savepoint, e);
+        }
     }
 
     private JsonNode inspect(String savepoint) throws Exception {
