@@ -109,10 +109,11 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # java_utils <GET_TM_RESOURCE_PARAMS|GET_JM_RESOURCE_PARAMS> <line>: what Flink's scripts compute:
 # line 1 the JVM memory flags, line 2 the derived memory options as -D arguments. One JVM (BashJavaUtils, on Flink's
-# class path: seconds) per kind and configuration: its two lines are kept in the conf directory, which prepare_conf
-# clears when it writes config.yaml again.
+# class path: seconds) per kind and configuration: its two lines are kept in the conf directory under config.yaml's
+# checksum (a config.yaml edited between start and start-taskmanager, as the benchmarks do, is computed anew), and
+# prepare_conf clears them when it writes config.yaml again.
 java_utils() {
-  local file=$CONF/resource-params-$1.txt
+  local file; file=$CONF/resource-params-$1-$(cksum < "$CONF/config.yaml" | cut -d' ' -f1).txt
   if [[ ! -s $file ]]; then
     "$JAVA" -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
       | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | cut -d: -f2- > "$file.$$" || true
