@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +109,8 @@ final class StandaloneCluster implements AutoCloseable {
                             Files.copy(classpath, runDir.resolve(classpath.getFileName()));
                         }
                     }
+                } catch (NoSuchFileException removedMeanwhile) {
+                    // a cluster of the other lane (OwnCluster) starting afresh in that directory: cluster.sh resolves what is missing
                 }
             }
         }

@@ -2,8 +2,8 @@ package io.impressiondedup.tools.savepoint;
 
 /**
  * A subtask of a tool's state reader or writer failed ({@link StateFunctionReports}). The cause is what the function
- * threw, or {@code null} when a writer's subtask ended without its state because Flink's code around it failed (the
- * State Processor API does not say why).
+ * threw, or what Flink's code around a writer threw ({@link WriterTaskFailures}), or {@code null} when a writer's
+ * subtask ended without its state and neither was seen.
  */
 public final class StateFunctionFailure extends Exception {
 
@@ -15,6 +15,15 @@ public final class StateFunctionFailure extends Exception {
 
     static StateFunctionFailure threw(String activity, int subtask, int subtasks, Throwable cause) {
         return new StateFunctionFailure(activity + " the dedup state failed in subtask " + (subtask + 1) + " of " + subtasks, cause);
+    }
+
+    static StateFunctionFailure taskFailed(int subtask, Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return new StateFunctionFailure("the task of subtask " + (subtask + 1) + " of the dedup state writer failed around the writer: "
+                + cause + (root == cause ? "" : "; root cause: " + root), cause);
     }
 
     static StateFunctionFailure endedWithoutState(int subtask, int subtasks) {

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       ({@code BootstrapStreamTaskRunner}, Flink 2.3), and that thread drops the exception that ends it: the task is
  *       not failed, nothing is logged. The task then either blocks forever on the full queue (more than 16 elements
  *       still to write: the tool hangs) or finishes without that subtask's state (the tool writes an incomplete
- *       savepoint and reports success). Only the writer sees its failure.
+ *       savepoint and reports success). Only the writer sees its failure; a failure of Flink's code around the writer
+ *       leaves one DEBUG line, which {@link WriterTaskFailures} captures.
  *   <li>A reader's failure reaches Flink, but not always as the job's cause: when the failed task is a source whose
  *       coordinator still sends it an event, the job may fail with "An OperatorEvent from an OperatorCoordinator to a
  *       task was lost ... TaskNotRunningException: Task is not running, but in state FAILED" instead of what the reader
@@ -41,6 +42,7 @@ public final class StateFunctionReports {
         if (WATCHED.putIfAbsent(run, watch) != null) {
             throw new IllegalStateException("Run " + run + " is watched already");
         }
+        watch.writerTasks = WriterTaskFailures.capture(run);
         return watch;
     }
 
@@ -79,6 +81,7 @@ public final class StateFunctionReports {
         private final String run;
         private final CompletableFuture<StateFunctionFailure> failure = new CompletableFuture<>();
         private final Set<Integer> snapshotsTaken = ConcurrentHashMap.newKeySet();
+        private AutoCloseable writerTasks = () -> {};
 
         private Watch(String run) {
             this.run = run;
@@ -90,7 +93,13 @@ public final class StateFunctionReports {
 
         @Override
         public void close() {
-            WATCHED.remove(run, this);
+            try {
+                writerTasks.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("Could not stop capturing the writer tasks' failures of run " + run, e);
+            } finally {
+                WATCHED.remove(run, this);
+            }
         }
     }
 }
