@@ -11,7 +11,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Forwards records and watermarks but the final one. A bounded source ends with the watermark
  * {@code Long.MAX_VALUE} ("end of time"), which fires every event-time timer: this job's bucket
  * expiry would clear all of its filters before the last checkpoint, while the alternatives,
- * which expire on processing time, keep theirs, and the checkpoint would no longer show the state
+ * which expire on processing time, keep theirs, and the checkpoint would then not show the state
  * a running job holds. Put in front of every variant's dedup step alike, it makes the final
  * checkpoint show the state after the whole input, as in a stream that goes on.
  */

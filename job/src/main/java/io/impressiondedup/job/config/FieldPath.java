@@ -11,8 +11,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>Without a leading '/': one top-level member name, taken literally ({@code requestId}, also
- *       {@code a/b} or {@code a~b}). This is how the options were read before pointers existed, so no
- *       configuration changes meaning.
+ *       {@code a/b} or {@code a~b}), so a plain name means the member of that name whatever characters
+ *       it holds.
  *   <li>With a leading '/': an RFC 6901 JSON Pointer ({@code /imp/requestId}) whose tokens are object
  *       member names, {@code ~1} standing for '/' and {@code ~0} for '~'. Any other '~', an empty token
  *       ({@code /imp//id}, {@code /}) and the empty pointer are refused: an empty member name is legal JSON

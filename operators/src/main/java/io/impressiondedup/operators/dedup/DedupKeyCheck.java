@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * {@code /imp}): the identities are then unchanged and nothing passes twice. After an allowed change the
  * new key is what the state records.
  *
- * <p><b>State without a value</b> (written by a release that did not record the key, or by {@code dedup-tools bootstrap
+ * <p><b>State without a value</b> (state v1 and v2, or written by {@code dedup-tools bootstrap
  * --from-file}, whose rows name no fields) is accepted under any key, and records this job's key from its
  * first snapshot on.
  */

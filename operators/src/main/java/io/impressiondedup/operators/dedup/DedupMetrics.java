@@ -21,7 +21,7 @@ import org.apache.flink.metrics.MetricGroup;
  * FPP for memory, which {@code estimated-fpp} then shows; {@code buckets-expired} counts (shard, bucket) filters dropped by their event-time timer,
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
  * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
- * current rule allowed (timers restored from a release without allowed lateness) and were moved.
+ * current rule allowed (timers of state v1, set at bucket end + retention) and were moved.
  * With the page-group cache on ({@link PageCache}): {@code page-cache-hits} and {@code
  * page-cache-misses} count group lookups it answered and those that read state, {@code
  * page-cache-dirty-evictions} groups written to state to make room (a high rate against misses means the

@@ -27,7 +27,7 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  *       one geometry together, so a record reads one entry;
  *   <li>{@value #FINGERPRINT_PAGES} ({@code MapState<Long, FingerprintPage>}): the sections of every bucket in the
  *       fingerprint format, keyed by (page count, page index) ({@code FingerprintBucket#pageKey}); empty in
- *       state that holds Bloom buckets only, and absent from savepoints written before the format existed;
+ *       state that holds Bloom buckets only, and absent from savepoints of state v1-v4;
  *   <li>timers of the service {@value #EXPIRY_TIMERS}, namespace = bucket id: an event-time timer at
  *       each bucket's expiry and a processing-time safety timer. They are derived from the directory:
  *       the operator registers them again for every restored bucket, so state written without them (by
@@ -36,12 +36,13 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
  *
  * <p><b>Operator state</b> (union lists, every subtask writes the same value):
  * {@value #SHARD_COUNT} (a restore with another count fails), {@value #FINGERPRINT_CHECK} (the check
- * value of the fingerprint secret, absent in state of the first release), {@value #DEDUP_KEY} (the
- * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state written before it and by
+ * value of the fingerprint secret, absent in state v1), {@value #DEDUP_KEY} (the
+ * identity rule's description, {@link DedupSettings#dedupKey()}; absent in state v1 and v2 and in savepoints of
  * {@code bootstrap --from-file}), {@value #LATENESS_WATERMARK} (each subtask's lateness watermark at the snapshot; the restore takes the highest),
  * {@value #TIME_OPTIONS} (the time options, {@code TimeBuckets#description()}) and {@value #LATE_BEFORE} (the event time
- * before which records are late whatever the watermark, {@code TimeBuckets} rule 7); the last two are absent in state written before they were
- * recorded, which is then taken as written under the options the job runs with.
+ * before which records are late whatever the watermark, {@code TimeBuckets} rule 7); the last two are absent in state v1-v3,
+ * which is then taken as written under the options the job runs with. Which state version holds what, and what reads,
+ * migrates or refuses it: docs/COMPATIBILITY.md.
  *
  * <p>These names and serializers are in every savepoint: never rename them.
  */

@@ -6,8 +6,8 @@ import io.impressiondedup.state.fingerprint.FingerprintSecret;
  * Whether restored dedup state was written with the fingerprint secret this job runs with. The secret
  * decides which shard every request maps to and which Bloom bits it sets, so state written with
  * another secret, or with one when this job has none (or the other way round), would answer every
- * lookup from the wrong bits: duplicates would pass. State written before secrets existed holds no
- * check value and counts as written without one.
+ * lookup from the wrong bits: duplicates would pass. State v1 holds no check value and counts as
+ * written without a secret (versions: docs/COMPATIBILITY.md).
  */
 final class FingerprintCheck {
 
@@ -15,10 +15,10 @@ final class FingerprintCheck {
 
     /**
      * Fails naming {@code --fingerprint-secret-file} unless every restored check value is {@code configured}'s
-     * ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none): equal to it, or the legacy check
-     * value of the same secret, which state written before check values were slow holds ({@link
-     * FingerprintSecret#checkValueOfLegacy}: derived once per distinct value, a fraction of a second). The caller then
-     * records {@code configured}, so such state holds the slow value from its next checkpoint on.
+     * ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none): equal to it, or check value v1 of
+     * the same secret, which state v2 and v3 hold ({@link FingerprintSecret#checkValueOfLegacy} gives its v2: derived
+     * once per distinct value, a fraction of a second). The caller then records {@code configured}, so such state holds
+     * check value v2 from its next checkpoint on.
      */
     static void verify(Iterable<Long> restored, long configured) {
         long written = FingerprintSecret.NO_SECRET;

@@ -17,7 +17,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
  * clients' buffers (a fetch of up to 1 MiB per partition, producer batches of 64 KiB per partition
  * written) and records in flight, a few MiB, and the collector needs room to work. Network buffers and
  * RocksDB are off-heap. On Flink's default TaskManager (process 1728m: task heap 384 MiB) the share is
- * 64 MiB with 4 slots, the fixed default this replaces, and 256 MiB with the distribution's 1 slot; a
+ * 64 MiB with 4 slots and 256 MiB with the distribution's 1 slot; a
  * TaskManager with 8 GiB of task heap and 4 slots gives 1.33 GiB, the page groups of about 130M
  * impressions per bucket ({@code plan} prints what a budget holds).
  *

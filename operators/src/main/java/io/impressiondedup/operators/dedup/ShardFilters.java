@@ -29,13 +29,13 @@ import io.impressiondedup.state.time.TimeBuckets;
  *
  * <p>Per record: {@link #beginRecord} with the impression's digest and both ad-id hashes, then {@link
  * #bucketHolding} and, on a miss, {@link #insert}. Probe hashes are computed once per fingerprint
- * scheme (the filters of one job share one, but for those restored from before the job hashed ad ids
- * keyed). The shard's key must be current in the page store. Not thread-safe: one per operator or
+ * scheme (the filters of one job share one, but for Bloom filters of format v1, restored from state v1-v3, whose
+ * ad ids are hashed unkeyed). The shard's key must be current in the page store. Not thread-safe: one per operator or
  * function instance.
  *
  * <p><b>Which ad-id hash.</b> Each filter is probed with the ad-id hash its scheme was written with
  * ({@link FingerprintScheme#adIdHash}): a job with a secret creates keyed filters and still finds what
- * its unkeyed filters from before hold. A keyed filter always meets a record with a keyed hash: only a
+ * its unkeyed filters of Bloom filter format v1 (state v2, v3) hold. A keyed filter always meets a record with a keyed hash: only a
  * job with a secret creates one, and a job restored without that secret onto state written with it is
  * refused before its first record ({@code FingerprintCheck}), so a keyed hash of 0 from a job without a
  * secret never reaches a keyed filter.

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * buckets, so until they expire a lookup may be dropped falsely with probability above p ({@link RetentionIncreaseCost}:
  * 1.29 p at most for 2 d -> 3 d with the defaults); that cost is logged once at restore.
  *
- * <p>State without recorded options (written before they were recorded, or by the state tools) is taken as written
+ * <p>State without recorded options (state v1-v3, or written by the state tools) is taken as written
  * under this job's options (logged), and records them from its first snapshot on.
  */
 final class TimeOptionsCheck {

@@ -19,10 +19,10 @@ import org.apache.flink.core.memory.DataOutputView;
  *   <li>v3: v2 plus the {@code long} keyed ad-id hash after the digest.
  * </ul>
  *
- * A serializer restored from an older snapshot reads and writes that version; a v1 or v2 record reads
+ * A serializer restored from a v1 or v2 snapshot reads and writes that version; a v1 or v2 record reads
  * with a keyed ad-id hash of 0.
  *
- * <p>Not stateless since v2: it holds a scratch buffer and the last topic name it decoded
+ * <p>Not stateless in v2 and v3: it holds a scratch buffer and the last topic name it decoded
  * ({@link RawKafkaRecordFormat}), so it is not thread-safe and {@link #duplicate()} returns a new
  * instance, per Flink's contract.
  */

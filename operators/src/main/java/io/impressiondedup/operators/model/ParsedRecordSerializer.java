@@ -11,7 +11,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * Serializer of {@link ParsedRecord}. Format: a tag byte (0 impression, 1 dead letter), then the
  * record by {@link ImpressionSerializer} of the same version or {@link DeadLetterSerializer} of the
  * same version up to 2 (v1: Flink's strings, v2: UTF-8 in one piece, v3: an impression carries its
- * keyed ad-id hash). A serializer restored from an older snapshot reads and writes that version. It holds its own inner serializers, which are not thread-safe, so neither is it, and
+ * keyed ad-id hash). A serializer restored from a v1 or v2 snapshot reads and writes that version. It holds its own inner serializers, which are not thread-safe, so neither is it, and
  * {@link #duplicate()} returns a new instance.
  */
 public final class ParsedRecordSerializer extends VersionedSerializer<ParsedRecord> {

@@ -34,9 +34,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * of real time, rows stay bounded, and the record is still counted once. Each such record is counted in the
  * metric {@value #CLAMPED_METRIC}.
  *
- * <p><b>State.</b> None of its own. It keeps the id of the pre-aggregator that counted dead letters before,
- * and forwards the partials that operator had pending in a savepoint (operator list state {@value
- * StatsPreAggregator#PARTIALS}) once, so an upgrade loses no count; that operator's union watermark state is
+ * <p><b>State.</b> None of its own. It keeps the id of the pre-aggregator that counts dead letters in jobs of state
+ * v3 and earlier, and forwards the partials that operator had pending in a savepoint (operator list state {@value
+ * StatsPreAggregator#PARTIALS}) once, so a restore of such a savepoint loses no count; that operator's union watermark state is
  * not read.
  */
 public final class DeadLetterStatsPartials extends AbstractStreamOperator<StatsPartial>
@@ -44,7 +44,7 @@ public final class DeadLetterStatsPartials extends AbstractStreamOperator<StatsP
 
     private static final long serialVersionUID = 1L;
 
-    /** Stable id: that of the pre-aggregator it replaces, whose pending partials it forwards. Never change it. */
+    /** Stable id: that of the dead-letter pre-aggregator of jobs of state v3 and earlier, whose pending partials it forwards. Never change it. */
     public static final String UID = StatsPreAggregator.DEAD_LETTERS_UID;
     public static final String NAME = StatsPreAggregator.DEAD_LETTERS_NAME;
     /** Counter: dead letters counted at processing time + max future skew instead of their Kafka timestamp. */

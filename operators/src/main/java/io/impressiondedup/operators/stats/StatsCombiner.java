@@ -96,7 +96,7 @@ public final class StatsCombiner extends AbstractStreamOperator<StatsRow>
         watermarkState = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(WATERMARK, LongSerializer.INSTANCE));
         writtenUpTo = Long.MIN_VALUE;
         for (Long stored : watermarkState.get()) {
-            if (stored != Long.MAX_VALUE) { // a release that stored the end of time: every row was written at it, none after
+            if (stored != Long.MAX_VALUE) { // the end of time, saved when drained by a job of state v3 or earlier: every row was written at it, none after
                 writtenUpTo = Math.max(writtenUpTo, stored);
             }
         }

@@ -27,7 +27,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p><b>State.</b> The pending counts, operator list state {@value #PARTIALS} (redistributed on rescale: a
  * pending row may move to any subtask, as only the combiner sums them), and this subtask's watermark, union
  * list state {@value #WATERMARK}. After a restore the lowest stored watermark is a floor under the
- * watermark used to pick a record's row: a row the combiner wrote before the checkpoint had a close time
+ * watermark that picks a record's row: a row the combiner wrote before the checkpoint had a close time
  * at or below every sender's watermark then, so no record counted after the restore goes to it (it would
  * write the hour's complete row a second time); it goes to the next amendment instead.
  */
@@ -81,7 +81,7 @@ public final class StatsPreAggregator<T> extends AbstractStreamOperator<StatsPar
         boolean first = true;
         for (Long stored : watermarkState.get()) {
             if (stored == Long.MAX_VALUE) {
-                continue; // kept by a release that stored the end of time: no floor (see processWatermark)
+                continue; // the end of time, saved when drained by a job of state v3 or earlier: no floor (see processWatermark)
             }
             watermarkFloor = first ? stored : Math.min(watermarkFloor, stored);
             first = false;

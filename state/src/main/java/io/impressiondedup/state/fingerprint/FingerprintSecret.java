@@ -38,15 +38,16 @@ import java.util.Arrays;
  *
  * <p><b>Check value.</b> State records which secret it was written with as {@link #checkValue()}, and a restore
  * compares it with the configured one. The check value is in every savepoint, error message and {@code inspect}
- * report, so it must not let its holder test guesses of the secret cheaply: it is a slow derivation,
- * PBKDF2-HMAC-SHA256 ({@value #CHECK_ITERATIONS} iterations, the OWASP figure for this PRF) of the 8-byte {@link
- * #legacyCheckValue()} (the first 8 bytes of SHA-256("impression-dedup fingerprint check" || 0x00 || K0)), salted
- * with the fixed label {@code "impression-dedup fingerprint check v2"}; its first 8 bytes, never 0, which is reserved
- * for "no secret". What a holder of a savepoint can and cannot do:
+ * report, so it must not let its holder test guesses of the secret cheaply. <b>Check value v2</b>, which state v4 and
+ * later hold, is a slow derivation: PBKDF2-HMAC-SHA256 ({@value #CHECK_ITERATIONS} iterations, the OWASP figure for
+ * this PRF) of the 8-byte <b>check value v1</b> (the first 8 bytes of SHA-256("impression-dedup fingerprint check" ||
+ * 0x00 || K0), which state v2 and v3 hold; {@link #legacyCheckValue()}), salted with the fixed label {@code
+ * "impression-dedup fingerprint check v2"}; its first 8 bytes, never 0, which is reserved for "no secret". The
+ * versions are listed in docs/COMPATIBILITY.md. What a holder of a savepoint can and cannot do:
  *
  * <ul>
  *   <li>He can test a guess of the secret: each one costs 600,000 HMAC-SHA256 (about a quarter of a second of a CPU
- *       core here; a GPU does thousands a second), where an unsalted SHA-256 such as the legacy value costs one hash
+ *       core here; a GPU does thousands a second), where an unsalted SHA-256 such as check value v1 costs one hash
  *       (billions a second). So a human-chosen secret from a dictionary of a few million words does not fall in a
  *       second; one made as recommended (128 bits or more of randomness) is out of reach either way.
  *   <li>He can reuse one table of guesses against every deployment: the label is fixed, not a random salt per
@@ -57,9 +58,9 @@ import java.util.Arrays;
  *       of it, and 64 bits of it tell the secret apart, no more.
  * </ul>
  *
- * Because the slow value is derived from the legacy one, a restore can still accept state written with the legacy
- * value while knowing only the configured (slow) check value: a restored value {@code L} is the configured secret's
- * if {@link #checkValueOfLegacy}(L) equals it. The operator writes the slow value from then on. The job derives it
+ * Because v2 is derived from v1, a restore can accept state holding check value v1 while knowing only the
+ * configured v2: a restored value {@code L} is the configured secret's if {@link #checkValueOfLegacy}(L) equals it.
+ * The operator writes v2 from then on. The job derives it
  * once where the file is read (the client, and each source task where it opens), never per record.
  * The secret itself is never logged, printed or kept in state.
  *
@@ -78,7 +79,7 @@ public final class FingerprintSecret {
 
     public static final int MIN_BYTES = 16;
     public static final int MAX_BYTES = 1024;
-    /** The check value of state written without a secret (and of state from before secrets existed). */
+    /** The check value of state written without a secret (and what state v1, which records none, counts as). */
     public static final long NO_SECRET = 0L;
 
     /** MD5's block size: the key block fills exactly one. */
@@ -97,7 +98,7 @@ public final class FingerprintSecret {
     /** The SipHash key of ad ids (see the class comment). */
     private final long adIdKey0;
     private final long adIdKey1;
-    /** {@link #checkValueOfLegacy} of {@link #legacyCheckValue}, derived on first use (it is slow); 0 while not yet derived. */
+    /** Check value v2: {@link #checkValueOfLegacy} of check value v1, derived on first use (it is slow); 0 while not yet derived. */
     private long checkValue;
 
     private FingerprintSecret(byte[] secret) {
@@ -169,21 +170,21 @@ public final class FingerprintSecret {
     }
 
     /**
-     * The fast, unsalted check value that state written before {@link #checkValue()} was slow holds; accepted on
-     * restore and in {@code inspect}, never written.
+     * Check value v1: the fast, unsalted check value that state v2 and v3 hold; accepted on restore and in {@code
+     * inspect}, never written.
      */
     public long legacyCheckValue() {
         return legacyCheckValue;
     }
 
-    /** Whether state recording {@code written} was written with this secret: its check value or its legacy one. */
+    /** Whether state recording {@code written} was written with this secret: its check value v2 or v1. */
     public boolean wroteCheckValue(long written) {
         return written != NO_SECRET && (written == legacyCheckValue || written == checkValue());
     }
 
     /**
-     * The check value of the secret whose legacy check value is {@code legacy} ({@link #NO_SECRET} for none): what a
-     * restore that knows only the configured check value uses to recognise state written with the legacy one.
+     * Check value v2 of the secret whose check value v1 is the argument ({@link #NO_SECRET} for none): what a
+     * restore that knows only the configured check value uses to recognise state holding v1.
      */
     public static long checkValueOfLegacy(long legacy) {
         if (legacy == NO_SECRET) {

@@ -20,7 +20,7 @@ import org.apache.flink.core.memory.DataOutputView;
  *     varint   zigzag(bucket - previous)   previous = 0 before the first section: 3 bytes for a day number, then 1
  *     byte     band                        0..16, or 17: the bucket's overflow section
  *                                          (FingerprintStoreSizing#OVERFLOW_BAND; only in state whose bucket
- *                                          directory is format v4 or later, which a release reading at most v3
+ *                                          directory is format v4 or later, which a job reading at most v3
  *                                          refuses at restore, so no reader of bands 0..16 meets it)
  *     varint   c                           distinct values, >= 1
  *     byte     l                           low bits, 0..62

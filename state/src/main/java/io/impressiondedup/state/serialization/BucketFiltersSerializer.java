@@ -24,11 +24,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@code long} id and its filter in {@link ScalableBloomFilterSerializer}'s format of the same version (v2 adds
  * the filter's ad-id hash flag).
  *
- * <p>A release that reads at most v{@code n} refuses a later directory when it restores ({@link VersionedSerializerSnapshot}:
- * "reads format versions 1..n, but the checkpoint has version n+1"), before any record: a release reading v2 cannot
- * misread fingerprint buckets as missing, one reading v3 cannot read a bucket's parts as one, nor meet the overflow
- * band of a fingerprint page. An older directory is migrated on restore (Flink reads it with its version's serializer
- * and writes the current format). The way back (a new savepoint from history) is in deploy/README.md.
+ * <p>A job that reads at most v{@code n} refuses a higher directory format when it restores ({@link VersionedSerializerSnapshot}:
+ * "reads format versions 1..n, but the checkpoint has version n+1"), before any record: a job reading at most v2 cannot
+ * misread fingerprint buckets as missing, one reading at most v3 cannot read a bucket's parts as one, nor meet the
+ * overflow band of a fingerprint page. A directory of a lower format is migrated on restore (Flink reads it with its
+ * version's serializer and writes the current format). The way back (a new savepoint from history) is in
+ * deploy/README.md; which state version holds which directory format: docs/COMPATIBILITY.md.
  */
 public final class BucketFiltersSerializer extends VersionedSerializer<BucketFilters> {
 

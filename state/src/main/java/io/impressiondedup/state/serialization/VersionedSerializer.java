@@ -10,8 +10,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Base of the state serializers: a stateless serializer bound to one binary format version.
  *
- * <p>The current version writes; older versions only exist to read state written by earlier
- * releases. Flink hands the version found in a checkpoint to {@link VersionedSerializerSnapshot}, whose
+ * <p>The current version writes; each lower version only reads state written in it (the versions of
+ * every state serializer: docs/COMPATIBILITY.md). Flink hands the version found in a checkpoint to {@link VersionedSerializerSnapshot}, whose
  * {@code restoreSerializer()} builds a serializer for that version, and reports "compatible after
  * migration" so the state is rewritten in the current format. Each subclass documents its format
  * per version; a committed golden file ({@code state/src/test/resources/golden}) pins version 1.

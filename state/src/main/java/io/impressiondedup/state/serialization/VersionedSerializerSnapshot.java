@@ -13,9 +13,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * Flink's {@code writeVersionedSnapshot} as the snapshot version), because the serializers have no
  * configuration; what a filter was sized and hashed with is stored inside every value.
  *
- * <p>Compatibility: same version, as is; an older version, after migration (Flink reads with the old
- * format's serializer and writes with the current one); a newer version or another serializer,
- * incompatible, so a downgrade fails at restore instead of misreading bits.
+ * <p>Compatibility: same version, as is; a lower version, after migration (Flink reads with that
+ * version's serializer and writes with the current one); a higher version or another serializer,
+ * incompatible, so a job that reads fewer versions fails at restore instead of misreading bits.
  */
 public abstract class VersionedSerializerSnapshot<T> implements TypeSerializerSnapshot<T> {
 

@@ -45,7 +45,7 @@ import io.impressiondedup.tools.savepoint.ShardEntry;
  *
  * <p>The job's time options ({@code --bucket-size}, {@code --retention}, {@code --allowed-lateness}, {@code
  * --zone}) are read from the savepoint where the job recorded them; one given that differs from the recorded one
- * fails, naming it. State that records none (written before they were recorded, or by the state tools) is read
+ * fails, naming it. State that records none (state v1-v3, or written by the state tools) is read
  * under the options given, or the defaults.
  */
 public final class InspectCommand {
@@ -161,7 +161,7 @@ public final class InspectCommand {
         long written = facts.fingerprintCheck() == null ? FingerprintSecret.NO_SECRET : facts.fingerprintCheck();
         long given = FingerprintSecret.checkValueOf(secret);
         if (written == given || (secret != null && secret.wroteCheckValue(written))) {
-            return; // the secret's check value, or its legacy (unsalted) one, which state may hold (FingerprintSecret)
+            return; // the secret's check value v2, or v1 (unsalted), which state v2 and v3 hold (FingerprintSecret)
         }
         String option = "--" + DedupJobOptions.FINGERPRINT_SECRET_FILE.key();
         if (written == FingerprintSecret.NO_SECRET) {

@@ -17,7 +17,7 @@ import io.impressiondedup.state.time.TimeBuckets;
  *   <li>late = {@link TimeBuckets#isLate}(t, W, E), W the lateness watermark the restored operator starts with, E the
  *       event time before which its state sets records aside whatever the watermark (rule 7);
  *   <li>the filters of the query's shard in {@code [firstBucketToCheck(t), lastBucketToCheck(t)]}, ascending,
- *       a late record skipping buckets no longer live: the first that might contain it makes it a DUPLICATE
+ *       a late record skipping buckets that are not live: the first that might contain it makes it a DUPLICATE
  *       found in that bucket;
  *   <li>else LATE if late, NEW otherwise.
  * </ol>

@@ -37,7 +37,7 @@ final class DeadLetterRecord {
         sourcePartition = number(DeadLetterHeaders.SOURCE_PARTITION) == null ? null : number(DeadLetterHeaders.SOURCE_PARTITION).intValue();
         sourceOffset = number(DeadLetterHeaders.SOURCE_OFFSET);
         Long timestampHeader = number(DeadLetterHeaders.SOURCE_TIMESTAMP);
-        // Before dedup.source.timestamp existed, the job wrote the original timestamp as the dead letter's CreateTime.
+        // A dead letter without dedup.source.timestamp (from a job of state v2 or earlier) carries the original timestamp as its CreateTime.
         originalTimestamp = timestampHeader != null ? timestampHeader
                 : record.timestampType() == TimestampType.CREATE_TIME && record.timestamp() >= 0 ? record.timestamp() : null;
         truncated = record.headers().lastHeader(DeadLetterHeaders.TRUNCATED) != null;

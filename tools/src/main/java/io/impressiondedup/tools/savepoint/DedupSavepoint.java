@@ -46,13 +46,13 @@ public final class DedupSavepoint {
     /**
      * What a savepoint says about the dedup state it holds.
      *
-     * @param fingerprintCheck the secret's check value the state was written with; {@code null} in state of the
-     *     first release (counts as written without a secret)
+     * @param fingerprintCheck the secret's check value the state was written with; {@code null} in state v1 (counts
+     *     as written without a secret)
      * @param latenessWatermark the highest lateness watermark of the subtasks, or {@code null} if none was saved
      * @param dedupKey the dedup key the state was written under ({@code DedupSettings#dedupKey()}), or {@code null} if
-     *     none was recorded (state written before keys were recorded, or by {@code bootstrap --from-file})
+     *     none was recorded (state v1 and v2, or written by {@code bootstrap --from-file})
      * @param timeOptions the time options the state was written under ({@code TimeBuckets#description()}), or {@code null}
-     *     if none were recorded (state written before they were, or by the state tools)
+     *     if none were recorded (state v1-v3, or written by the state tools)
      * @param lateBefore the event time before which records are late whatever the watermark ({@code TimeBuckets} rule 7), or {@code null}
      */
     public record Facts(int shards, int maxParallelism, Long fingerprintCheck, Long latenessWatermark, String dedupKey,

@@ -40,7 +40,7 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
 
     /**
      * @param fingerprintCheck the check value of the secret the state is written with ({@code 0} for none, as the job
-     *     writes it); {@code null} writes none, as state of the first release
+     *     writes it); {@code null} writes none, as state v1 holds
      * @param latenessWatermark {@code null} writes none: the restored job judges lateness by its own watermark only
      * @param dedupKey the dedup key the state is written under; {@code null} writes none (the restored job accepts the
      *     state under any key and records its own)

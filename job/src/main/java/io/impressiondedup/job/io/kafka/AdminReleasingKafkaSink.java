@@ -40,7 +40,7 @@ import org.apache.kafka.clients.admin.Admin;
  * field {@value #ADMIN_CLIENT_FIELD}, read by reflection, then cleared), and again when the writer closes, in case the
  * writer opened another since (it does so lazily, only for topic patterns, which this job does not use). A connector
  * that renames the field fails the job's first writer with a message naming it ({@code AdminReleasingKafkaSinkTest} pins
- * the field of the connector version the build uses); one that no longer holds a client at all needs this class no more.
+ * the field of the connector version the build uses); a connector whose writer holds no client at all needs no such class.
  * POOLING is kept because it reuses a small pool of transactional ids where the other strategy opens one per checkpoint
  * and subtask, which the brokers keep for {@code transactional.id.expiration.ms}.
  */

@@ -35,11 +35,11 @@ import org.slf4j.LoggerFactory;
  * java.io.tmpdir} per job and TaskManager, until the TaskManager exits (lz4-java deletes it on a normal
  * exit). So the library is loaded in the
  * job's class loader rather than once in a parent one: that would need lz4-java on the cluster's class
- * path and the job's jar without it, and the jar would no longer run on a cluster without it.
+ * path and the job's jar without it, and the jar would then not run on a cluster without it.
  *
  * <p>If the library cannot be loaded (a
  * platform lz4-java has no library for, a temporary directory that forbids executables), nothing
- * changes: Kafka keeps the Java codec, as before, and the first failure is logged once as a warning.
+ * changes: Kafka keeps its Java codec, and the first failure is logged once as a warning.
  * The bytes on the wire are the same with either codec (the LZ4 frame format).
  */
 public final class NativeLz4 {
