@@ -17,7 +17,9 @@
 # JVM flags of the TaskManagers started after it is set, e.g. the benchmark profile's JFR stack depth),
 # FLINK_CLASSPATH_PROFILES (profiles of deploy/cluster/pom.xml added to the JobManager's and TaskManagers' class
 # path, space-separated; "table" for jobs that use the Table API or SQL; none by default), FLINK_CONFIG (the
-# config.yaml to start from, default deploy/conf/config.yaml; bench/conf/flink-defaults.yaml is Flink's defaults).
+# config.yaml to start from, default deploy/conf/config.yaml; bench/conf/flink-defaults.yaml is Flink's defaults),
+# CLUSTER_JVM_OPTS (extra JVM flags of every JVM this script starts, Kafka's included; the tests' clusters pass
+# -XX:TieredStopAtLevel=1: JVMs that live a few minutes spend less CPU compiling than the optimized code saves).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -79,7 +81,8 @@ alive() { [[ -f $PIDS/$1.pid ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; 
 # launch <name> <java args...>: start a JVM in its own session, record its pid.
 launch() {
   local name=$1; shift
-  setsid "$JAVA" "$MARKER" -Djava.io.tmpdir="$RUN_DIR/tmp" -Dlog.file="$LOGS/$name.log" -Dlog4j.configurationFile="file:$CONF/log4j2.properties" \
+  # shellcheck disable=SC2086
+  setsid "$JAVA" "$MARKER" ${CLUSTER_JVM_OPTS:-} -Djava.io.tmpdir="$RUN_DIR/tmp" -Dlog.file="$LOGS/$name.log" -Dlog4j.configurationFile="file:$CONF/log4j2.properties" \
     -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" "$@" > "$LOGS/$name.out" 2>&1 < /dev/null &
   echo $! > "$PIDS/$name.pid"
 }
@@ -115,7 +118,8 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 java_utils() {
   local file; file=$CONF/resource-params-$1-$(cksum < "$CONF/config.yaml" | cut -d' ' -f1).txt
   if [[ ! -s $file ]]; then
-    "$JAVA" -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
+    # shellcheck disable=SC2086
+    "$JAVA" ${CLUSTER_JVM_OPTS:-} -cp "$(flink_classpath)" org.apache.flink.runtime.util.bash.BashJavaUtils "$1" --configDir "$CONF" 2>/dev/null \
       | grep '^BASH_JAVA_UTILS_EXEC_RESULT:' | cut -d: -f2- > "$file.$$" || true
     mv "$file.$$" "$file"
   fi
@@ -127,8 +131,10 @@ start_kafka() {
   port_open "$KAFKA_PORT" && die "port $KAFKA_PORT is taken (set KAFKA_PORT)"
   local cp; cp=$(classpath kafka)
   if [[ ! -f $RUN_DIR/kafka-data/meta.properties ]]; then
-    local id; id=$("$JAVA" -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-    "$JAVA" -cp "$cp" -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" -Dlog.file="$LOGS/kafka-format.log" \
+    # shellcheck disable=SC2086
+    local id; id=$("$JAVA" ${CLUSTER_JVM_OPTS:-} -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+    # shellcheck disable=SC2086
+    "$JAVA" ${CLUSTER_JVM_OPTS:-} -cp "$cp" -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" -Dlog.file="$LOGS/kafka-format.log" \
       kafka.tools.StorageTool format -t "$id" -c "$CONF/kafka-server.properties" > "$LOGS/kafka-format.out" 2>&1 \
       || die "formatting Kafka storage failed: $LOGS/kafka-format.out"
   fi

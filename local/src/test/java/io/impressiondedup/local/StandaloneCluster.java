@@ -45,6 +45,13 @@ final class StandaloneCluster implements AutoCloseable {
      */
     static final Duration METRICS_FETCH_INTERVAL = Duration.ofSeconds(1);
 
+    /**
+     * The JIT of a JVM that lives minutes ({@code cluster.sh}'s {@code CLUSTER_JVM_OPTS}, the tools' JVMs): the client
+     * compiler only. A test cluster moves some 10^5 records; C2 would spend more CPU compiling than its code saves, on the
+     * 2 cores the suite shares among the test JVM, Kafka, a JobManager and two TaskManagers.
+     */
+    static final String SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1";
+
     private final Path runDir;
     private final Map<String, String> env = new HashMap<>();
     private final String bootstrapServers;
@@ -63,6 +70,7 @@ final class StandaloneCluster implements AutoCloseable {
         env.put("JM_RPC_PORT", Integer.toString(ports[3]));
         env.put("JAR", Repository.jobJar().toString());
         env.put("FLINK_CONFIG", runDir.resolve("flink-config.yaml").toString());
+        env.put("CLUSTER_JVM_OPTS", System.getProperty("it.cluster.jvm.opts", SHORT_LIVED_JVM));
     }
 
     /**
@@ -110,7 +118,7 @@ final class StandaloneCluster implements AutoCloseable {
                         }
                     }
                 } catch (NoSuchFileException removedMeanwhile) {
-                    // a cluster of the other lane (OwnCluster) starting afresh in that directory: cluster.sh resolves what is missing
+                    // a cluster starting afresh in that directory: cluster.sh resolves what is missing
                 }
             }
         }

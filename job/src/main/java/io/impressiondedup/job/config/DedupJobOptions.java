@@ -318,7 +318,7 @@ public final class DedupJobOptions {
     static {
         rule(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001");
         rule(CAPACITY, c -> c > 0, "a positive number of impressions per bucket");
-        rule(BUCKET_SIZE, DedupJobOptions::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d");
+        rule(BUCKET_SIZE, TimeBuckets::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d");
         rule(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d");
         rule(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)");
         rule(ZONE, DedupJobOptions::isZone, "a time zone id such as UTC, +02:00 or Europe/Paris");
@@ -404,13 +404,6 @@ public final class DedupJobOptions {
             byKey.put(option.key(), option);
         }
         return Collections.unmodifiableMap(byKey);
-    }
-
-    /** Whether {@code size} is a valid {@link TimeBuckets} size. */
-    public static boolean isBucketSize(Duration size) {
-        long millis = size.toMillis();
-        long day = Duration.ofDays(1).toMillis();
-        return millis >= Duration.ofMinutes(1).toMillis() && (day % millis == 0 || millis % day == 0);
     }
 
     private static boolean isZone(String zone) {

@@ -25,8 +25,7 @@ public final class PlanOptions {
      */
     public static DedupPlan plan(ReadableConfig options) {
         int shards = options.getOptional(SHARDS).orElse(options.get(MAX_PARALLELISM));
-        TimeBuckets buckets = new TimeBuckets(options.get(BUCKET_SIZE), options.get(RETENTION), options.get(ALLOWED_LATENESS),
-                ZoneId.of(options.get(ZONE)));
+        TimeBuckets buckets = timeBuckets(options);
         try {
             return DedupPlan.builder()
                     .capacityPerBucket(options.get(CAPACITY))
@@ -43,6 +42,20 @@ public final class PlanOptions {
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("--" + CAPACITY.key() + " " + options.get(CAPACITY) + " with --" + SHARDS.key() + " " + shards
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The time buckets of {@code options} ({@code --bucket-size}, {@code --retention}, {@code --allowed-lateness},
+     * {@code --zone}), as the job, {@code plan} and the tools read them. Fails naming the options when the size does not
+     * fit the zone (a zone with daylight saving time takes whole days only).
+     */
+    public static TimeBuckets timeBuckets(ReadableConfig options) {
+        try {
+            return new TimeBuckets(options.get(BUCKET_SIZE), options.get(RETENTION), options.get(ALLOWED_LATENESS),
+                    ZoneId.of(options.get(ZONE)));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidOptionException("--" + BUCKET_SIZE.key() + " with --" + ZONE.key() + ": " + e.getMessage(), e);
         }
     }
 

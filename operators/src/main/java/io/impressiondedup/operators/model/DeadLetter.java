@@ -9,6 +9,9 @@ public final class DeadLetter {
     public static final TypeInformation<DeadLetter> TYPE_INFO =
             new ExplicitTypeInfo<>(DeadLetter.class, DeadLetterSerializer.INSTANCE);
 
+    /** Longer texts in an error are cut (with "..."): it travels as a header of the dead-letter record, not as a log. */
+    public static final int MAX_ERROR_LENGTH = 200;
+
     private final RawKafkaRecord raw;
     private final DeadLetterReason reason;
     private final String error;
@@ -17,6 +20,14 @@ public final class DeadLetter {
         this.raw = Objects.requireNonNull(raw, "raw");
         this.reason = Objects.requireNonNull(reason, "reason");
         this.error = Objects.requireNonNull(error, "error");
+    }
+
+    /** {@code s} cut to {@value #MAX_ERROR_LENGTH} characters, with "..." if it was longer; "" for null. */
+    public static String abbreviated(String s) {
+        if (s == null) {
+            return "";
+        }
+        return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH) + "...";
     }
 
     public RawKafkaRecord raw() {

@@ -104,12 +104,9 @@ public final class TimeBuckets implements Serializable {
         this.allowedLatenessMillis = allowedLateness.toMillis();
         this.zone = zone;
         checkArgument(
-                bucketMillis >= Duration.ofMinutes(1).toMillis(),
-                "bucket size must be at least 1 minute, but was %s",
-                bucketSize);
-        checkArgument(
-                DAY_MILLIS % bucketMillis == 0 || bucketMillis % DAY_MILLIS == 0,
-                "bucket size must divide a day (e.g. 1h, 6h) or be whole days, so buckets align to midnight, but was %s",
+                isBucketSize(bucketSize),
+                "bucket size must be at least 1 minute and divide a day (e.g. 1h, 6h) or be whole days, so buckets align to"
+                        + " midnight, but was %s",
                 bucketSize);
         checkArgument(retentionMillis > 0, "retention must be positive, but was %s", retention);
         checkArgument(!allowedLateness.isNegative(), "allowed lateness must not be negative, but was %s", allowedLateness);
@@ -120,6 +117,15 @@ public final class TimeBuckets implements Serializable {
                 "zone %s has daylight saving time, so the bucket size must be whole days, but was %s",
                 zone,
                 bucketSize);
+    }
+
+    /**
+     * The one rule for a bucket size, which every option and setting that names one checks: at least a minute (a bucket
+     * is a unit of state and of timers), and dividing a day or whole days, so that buckets align to midnight.
+     */
+    public static boolean isBucketSize(Duration size) {
+        long millis = size.toMillis();
+        return millis >= Duration.ofMinutes(1).toMillis() && (DAY_MILLIS % millis == 0 || millis % DAY_MILLIS == 0);
     }
 
     public static TimeBuckets daily(Duration retention) {

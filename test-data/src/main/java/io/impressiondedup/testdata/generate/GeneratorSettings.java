@@ -330,7 +330,7 @@ public final class GeneratorSettings {
                     formatWithHighestUnit(maxJitter));
             checkArgument(!retention.isNegative() && !retention.isZero(), "--retention must be positive, but was %s",
                     formatWithHighestUnit(retention));
-            checkArgument(isBucketSize(bucketSize),
+            checkArgument(TimeBuckets.isBucketSize(bucketSize),
                     "--bucket-size must be at least 1min and divide a day (e.g. 1h, 6h) or be whole days, as the job's, but was %s",
                     formatWithHighestUnit(bucketSize));
             checkArgument(oversizedBytes >= 1024, "oversized values must be at least 1 KiB");
@@ -349,13 +349,6 @@ public final class GeneratorSettings {
                 start = Instant.ofEpochMilli(System.currentTimeMillis()).minus(span);
             }
             return new GeneratorSettings(this);
-        }
-
-        /** As the job's time buckets require: at least a minute, and dividing a day or whole days, so buckets align to midnight. */
-        private static boolean isBucketSize(Duration size) {
-            long millis = size.toMillis();
-            long day = Duration.ofDays(1).toMillis();
-            return millis >= Duration.ofMinutes(1).toMillis() && (day % millis == 0 || millis % day == 0);
         }
 
         private static void checkShare(String name, double share, double max) {

@@ -1,6 +1,7 @@
 package io.impressiondedup.tools.inspect;
 
 import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.job.config.FingerprintSecretOption;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
@@ -12,7 +13,6 @@ import io.impressiondedup.state.time.TimeBuckets;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,14 +95,7 @@ public final class InspectCommand {
                 throw new InvalidOptionException("Invalid value '" + options.get(ToolOptions.PARALLELISM) + "' for --"
                         + ToolOptions.PARALLELISM.key() + ": expected a positive parallelism");
             }
-            TimeBuckets buckets;
-            try {
-                buckets = new TimeBuckets(options.get(DedupJobOptions.BUCKET_SIZE), options.get(DedupJobOptions.RETENTION),
-                        options.get(DedupJobOptions.ALLOWED_LATENESS), ZoneId.of(options.get(DedupJobOptions.ZONE)));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidOptionException("--" + DedupJobOptions.BUCKET_SIZE.key() + " with --" + DedupJobOptions.ZONE.key()
-                        + ": " + e.getMessage(), e);
-            }
+            TimeBuckets buckets = PlanOptions.timeBuckets(options);
             FingerprintSecret secret = options.getOptional(DedupJobOptions.FINGERPRINT_SECRET_FILE).map(FingerprintSecretOption::readSecret).orElse(null);
             return new Request(options, savepoint, buckets, secret, rows(options));
         }

@@ -1,10 +1,10 @@
 package io.impressiondedup.job.io.eventtime;
 
+import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.job.config.ParserSettings;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import io.impressiondedup.job.io.parsing.ImpressionAssembler;
 
 /**
  * The one place that decides whether an event time is valid, whatever format carried it: epoch milliseconds
@@ -15,7 +15,7 @@ import io.impressiondedup.job.io.parsing.ImpressionAssembler;
  *
  * <p>Each check returns null if the time is valid, then readable from {@link #lastValid()} (no boxing on the
  * hot path), else what is wrong with it, worded to follow the field's name ({@code "'ts' " + error}). The
- * far-future check is not here: it needs the clock, and {@link ImpressionAssembler} applies it to every format.
+ * far-future check is not here: it needs the clock, and {@code ImpressionAssembler} applies it to every format.
  * One instance per parser; not thread-safe.
  */
 public final class EventTimeRules {
@@ -45,16 +45,16 @@ public final class EventTimeRules {
             instant = OffsetDateTime.parse(text).toInstant();
         } catch (DateTimeException | ArithmeticException e) {
             return "must be epoch milliseconds or an ISO-8601 instant with an offset (e.g. 2026-11-22T10:00:00Z), but is a string "
-                    + ImpressionAssembler.abbreviate(text);
+                    + DeadLetter.abbreviated(text);
         }
         // Compared as instants, before converting: a time far in the past names the option, not an overflow.
         if (instant.isBefore(minEventTime)) {
-            return beforeMinimum(ImpressionAssembler.abbreviate(text));
+            return beforeMinimum(DeadLetter.abbreviated(text));
         }
         try {
             lastValid = instant.toEpochMilli();
         } catch (ArithmeticException e) {
-            return ImpressionAssembler.abbreviate(text) + " is beyond the range of epoch milliseconds";
+            return DeadLetter.abbreviated(text) + " is beyond the range of epoch milliseconds";
         }
         return null;
     }

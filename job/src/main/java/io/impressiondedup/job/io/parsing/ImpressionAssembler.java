@@ -33,9 +33,6 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
  */
 public final class ImpressionAssembler {
 
-    /** Longer error texts are cut (with "..."): a header, not a log. */
-    static final int MAX_ERROR_LENGTH = 200;
-
     private final ParserSettings settings;
     private final LongSupplier clock;
     private final RequestIdDigester digester;
@@ -89,21 +86,13 @@ public final class ImpressionAssembler {
         return null;
     }
 
-    /** A malformed dead letter saying {@code error} (cut to {@value #MAX_ERROR_LENGTH} characters). */
+    /** A malformed dead letter saying {@code error} (cut to {@value DeadLetter#MAX_ERROR_LENGTH} characters). */
     public static ParsedRecord malformed(RawKafkaRecord raw, String error) {
         return dead(raw, DeadLetterReason.MALFORMED, error);
     }
 
-    /** A dead letter of {@code reason} saying {@code error} (cut to {@value #MAX_ERROR_LENGTH} characters). */
+    /** A dead letter of {@code reason} saying {@code error} (cut to {@value DeadLetter#MAX_ERROR_LENGTH} characters). */
     public static ParsedRecord dead(RawKafkaRecord raw, DeadLetterReason reason, String error) {
-        return ParsedRecord.of(new DeadLetter(raw, reason, abbreviate(error)));
-    }
-
-    /** {@code s} cut to {@value #MAX_ERROR_LENGTH} characters, with "..." if it was longer; "" for null. */
-    public static String abbreviate(String s) {
-        if (s == null) {
-            return "";
-        }
-        return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH) + "...";
+        return ParsedRecord.of(new DeadLetter(raw, reason, DeadLetter.abbreviated(error)));
     }
 }

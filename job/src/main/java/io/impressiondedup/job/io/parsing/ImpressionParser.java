@@ -352,7 +352,7 @@ public final class ImpressionParser implements RecordParser {
     private String readEventTime(JsonParser parser, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NUMBER_INT) {
             if (parser.getNumberType() != JsonParser.NumberType.INT && parser.getNumberType() != JsonParser.NumberType.LONG) {
-                return "must be epoch milliseconds, but " + ImpressionAssembler.abbreviate(parser.getText()) + " is beyond the range of a long";
+                return "must be epoch milliseconds, but " + DeadLetter.abbreviated(parser.getText()) + " is beyond the range of a long";
             }
             return eventTimes.epochMillisError(parser.getLongValue());
         }
@@ -360,7 +360,7 @@ public final class ImpressionParser implements RecordParser {
             return eventTimes.isoInstantError(parser.getText());
         }
         return "must be epoch milliseconds (an integer) or an ISO-8601 instant (a string), but is " + describe(token) + " "
-                + ImpressionAssembler.abbreviate(parser.getText());
+                + DeadLetter.abbreviated(parser.getText());
     }
 
     /**
