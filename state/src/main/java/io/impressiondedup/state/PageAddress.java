@@ -1,7 +1,7 @@
 package io.impressiondedup.state;
 
 import io.impressiondedup.state.bloom.BloomGeometry;
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.HashMixing;
 
 /**
  * The state key of a {@link PageGroup}: a geometry slot and a page index, packed into a {@code long}.

@@ -6,7 +6,7 @@ import io.impressiondedup.state.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

@@ -8,7 +8,7 @@ import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
