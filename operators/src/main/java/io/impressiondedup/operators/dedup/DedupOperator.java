@@ -15,7 +15,7 @@ import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
 import org.apache.flink.api.common.state.ListState;

@@ -14,7 +14,7 @@ import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.identity.RequestIdDigester;

@@ -3,7 +3,7 @@ package io.impressiondedup.tools.savepoint;
 import io.impressiondedup.operators.dedup.MapStatePageGroups;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.FingerprintSecret;
