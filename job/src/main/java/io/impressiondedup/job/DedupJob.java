@@ -198,7 +198,7 @@ public final class DedupJob {
 
     /** The dedup topology between a source of parsed records and the sinks; every stateful operator has a stable uid. */
     public static void defineWorkflow(StreamExecutionEnvironment env, DedupJobConfig config, ImpressionSource source, DedupSinks sinks) {
-        defineWorkflow(env, config, source, bloomDedup(), sinks);
+        defineWorkflow(env, config, source, dedupStage(), sinks);
     }
 
     /** {@link #defineWorkflow(StreamExecutionEnvironment, DedupJobConfig, ImpressionSource, DedupSinks)} with another dedup stage. */
@@ -225,8 +225,8 @@ public final class DedupJob {
         }
     }
 
-    /** The job's dedup stage: records keyed by shard, time-bucketed Bloom filters in keyed state. */
-    public static DedupStage bloomDedup() {
+    /** The job's dedup stage: records keyed by shard, time-bucketed state of either --state-format (Bloom filters or fingerprints). */
+    public static DedupStage dedupStage() {
         return (impressions, config) -> {
             ShardKeySelector shardKeys = new ShardKeySelector(config.dedupSettings().plan().shards(), config.maxParallelism());
             SingleOutputStreamOperator<Impression> unique = impressions

@@ -8,7 +8,7 @@ import io.impressiondedup.operators.stats.RecordOutcome;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
- * The step between parsed impressions and the sinks. The job uses {@link DedupJob#bloomDedup}; the
+ * The step between parsed impressions and the sinks. The job uses {@link DedupJob#dedupStage}; the
  * end-to-end benchmarks put the alternatives users would run instead (exact keyed state, Flink SQL
  * deduplication, no dedup at all) in its place, with the same source, parsing and sinks around it.
  */

@@ -7,13 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
-import io.impressiondedup.job.io.parsing.ImpressionParser;
+import io.impressiondedup.job.io.parsing.JsonImpressionParser;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -55,7 +55,7 @@ class FingerprintSecretAndShardCapOptionsTest {
         assertThat(config.parserSettings().fingerprintSecretFile().checkValue()).isEqualTo(secret.checkValue());
         assertThat(config.dedupSettings().fingerprintCheck()).isEqualTo(secret.checkValue());
 
-        Impression impression = new ImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L).parse(record("{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}"))
+        Impression impression = new JsonImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L).parse(record("{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}"))
                 .impression();
         RequestIdDigester keyed = new RequestIdDigester(secret);
         keyed.digest("r-1");
@@ -72,7 +72,7 @@ class FingerprintSecretAndShardCapOptionsTest {
     @Test
     void withoutASecretTheAdIdIsNotKeyedAndNewFiltersUseTheUnkeyedHash() throws Exception {
         DedupJobConfig config = parse();
-        Impression impression = new ImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L)
+        Impression impression = new JsonImpressionParser(config.parserSettings(), () -> 1_000_000_000_000L)
                 .parse(record("{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}")).impression();
         assertThat(impression.keyedAdIdHash()).isZero();
         assertThat(config.dedupSettings().plan().fingerprintScheme().adIdsKeyed()).isFalse();

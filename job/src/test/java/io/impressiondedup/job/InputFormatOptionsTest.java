@@ -8,7 +8,7 @@ import io.impressiondedup.job.config.InputFormat;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.parsing.AvroImpressionParser;
-import io.impressiondedup.job.io.parsing.ImpressionParser;
+import io.impressiondedup.job.io.parsing.JsonImpressionParser;
 import io.impressiondedup.job.io.parsing.RecordParser;
 import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
@@ -36,7 +36,7 @@ class InputFormatOptionsTest {
     @Test
     void jsonIsTheDefaultAndAvroOptionsWithJsonInputFailNamingThem() {
         assertThat(parse().parserSettings().inputFormat()).isEqualTo(InputFormat.JSON);
-        assertThat(RecordParser.of(parse().parserSettings())).isInstanceOf(ImpressionParser.class);
+        assertThat(RecordParser.of(parse().parserSettings())).isInstanceOf(JsonImpressionParser.class);
         assertThatThrownBy(() -> parse("--avro-wire-prefix", "confluent")).isInstanceOf(InvalidOptionException.class).hasMessage(
                 "--avro-wire-prefix applies only with --input-format avro, but the input format is json: set --input-format avro, or remove it");
         assertThatThrownBy(() -> parse("--input-format", "json", "--avro-schema-file", "x.avsc", "--avro-schema-id", "3"))

@@ -178,7 +178,7 @@ class EndToEndIT {
     static DedupStage openingOnceEveryDedupWatermark(OpenGateAtWatermark.Condition condition, int parallelism) {
         OpenGateAtWatermark.reset();
         return (impressions, config) -> {
-            DedupStage.Deduplicated dedup = DedupJob.bloomDedup().attach(impressions, config);
+            DedupStage.Deduplicated dedup = DedupJob.dedupStage().attach(impressions, config);
             DataStream<Impression> unique = dedup.unique().transform("Open the input gate at a watermark", Impression.TYPE_INFO,
                     new OpenGateAtWatermark<Impression>(condition, parallelism));
             return new DedupStage.Deduplicated(unique, dedup.late(), dedup.duplicates(), dedup.outcomes());
@@ -269,7 +269,7 @@ class EndToEndIT {
     }
 
     static JobExecutionResult runBounded(DedupJobConfig config, ImpressionSource source) throws Exception {
-        return runBounded(config, source, DedupJob.bloomDedup());
+        return runBounded(config, source, DedupJob.dedupStage());
     }
 
     static JobExecutionResult runBounded(DedupJobConfig config, ImpressionSource source, DedupStage dedup) throws Exception {

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * The filters of one shard, one per live time bucket, ordered by bucket id: the metadata half of the
- * dedup state (the stored impressions are page-wise: Bloom bits by {@link PageAddress}, fingerprints in
+ * dedup state (the stored impressions are page-wise: Bloom bits by {@code PageAddress}, fingerprints in
  * {@code FingerprintPage}s). Each bucket is in the {@link StateFormat} it was created in, so a shard may hold
  * both while a change of {@code --state-format} works through the retention.
  *

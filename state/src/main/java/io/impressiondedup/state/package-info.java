@@ -3,7 +3,7 @@
  * remembered, with no dependency on the Flink runtime (flink-core only, for {@code TypeSerializer}).
  *
  * <ul>
- *   <li>{@link io.impressiondedup.state.fingerprint}: MD5 of the request id, truncated, plus the ad
+ *   <li>{@link io.impressiondedup.state.identity}: MD5 of the request id, truncated, plus the ad
  *       id; the two 64-bit probe hashes and the shard derive from that one digest.
  *   <li>{@link io.impressiondedup.state.bloom}: sizing, the blocked Bloom bitset addressed as pages,
  *       and the scalable (layered) filter that grows when traffic runs over plan.

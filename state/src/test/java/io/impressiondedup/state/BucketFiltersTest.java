@@ -3,7 +3,7 @@ package io.impressiondedup.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import org.junit.jupiter.api.Test;
 
 class BucketFiltersTest {

@@ -1,10 +1,10 @@
 package io.impressiondedup.bench.bloom;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.HashMixing;
 import java.nio.charset.StandardCharsets;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,8 +1,8 @@
 package io.impressiondedup.bench.bloom;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.HashMixing;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.HashMixing;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.util.SplittableRandom;
 import java.util.UUID;
 

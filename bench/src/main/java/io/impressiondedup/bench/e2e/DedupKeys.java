@@ -1,8 +1,8 @@
 package io.impressiondedup.bench.e2e;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.HashMixing;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.HashMixing;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;

@@ -4,7 +4,7 @@ import io.impressiondedup.bench.bloom.Fingerprints;
 import io.impressiondedup.state.bloom.BlockedBloomBitset;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.IOException;
 import java.net.InetAddress;

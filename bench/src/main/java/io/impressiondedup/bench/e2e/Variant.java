@@ -11,19 +11,19 @@ enum Variant {
     BYTE_PASS_THROUGH("byte pass-through (no parsing, no keyBy)", "hashmap", null),
     PASS_THROUGH("pass-through (no dedup)", "hashmap", AlternativeDedupStages.passThrough()),
     PASS_THROUGH_KEYED("pass-through, keyed (no dedup)", "hashmap", AlternativeDedupStages.keyedPassThrough()),
-    BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.bloomDedup()),
-    BLOOM_HEAP("this job, heap", "hashmap", DedupJob.bloomDedup()),
+    BLOOM_ROCKSDB("this job, RocksDB", "rocksdb", DedupJob.dedupStage()),
+    BLOOM_HEAP("this job, heap", "hashmap", DedupJob.dedupStage()),
     /** This job with --stats-topic: the reconciliation rows' cost (outcome side output, chained pre-aggregators, combiner, sink). */
-    BLOOM_ROCKSDB_STATS("this job, RocksDB, --stats-topic", "rocksdb", DedupJob.bloomDedup(), true),
-    BLOOM_HEAP_STATS("this job, heap, --stats-topic", "hashmap", DedupJob.bloomDedup(), true),
+    BLOOM_ROCKSDB_STATS("this job, RocksDB, --stats-topic", "rocksdb", DedupJob.dedupStage(), true),
+    BLOOM_HEAP_STATS("this job, heap, --stats-topic", "hashmap", DedupJob.dedupStage(), true),
     EXACT_ROCKSDB("exact keyed state, RocksDB", "rocksdb", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
     EXACT_HEAP("exact keyed state, heap", "hashmap", AlternativeDedupStages.exactKeyedState(TimeBuckets.DEFAULT_RETENTION)),
     SQL_ROCKSDB("Flink SQL ROW_NUMBER, RocksDB", "rocksdb", AlternativeDedupStages.flinkSql(TimeBuckets.DEFAULT_RETENTION)),
     /** The baseline of the Avro variants: the same impressions in Avro (no prefix), bytes moved as they are. */
     BYTE_PASS_THROUGH_AVRO("byte pass-through, Avro input", "hashmap", null, false, ValueFormat.AVRO),
     /** This job reading the same impressions in Avro ({@code --input-format avro}, no wire prefix). */
-    BLOOM_HEAP_AVRO("this job, heap, Avro input", "hashmap", DedupJob.bloomDedup(), false, ValueFormat.AVRO),
-    BLOOM_ROCKSDB_AVRO("this job, RocksDB, Avro input", "rocksdb", DedupJob.bloomDedup(), false, ValueFormat.AVRO);
+    BLOOM_HEAP_AVRO("this job, heap, Avro input", "hashmap", DedupJob.dedupStage(), false, ValueFormat.AVRO),
+    BLOOM_ROCKSDB_AVRO("this job, RocksDB, Avro input", "rocksdb", DedupJob.dedupStage(), false, ValueFormat.AVRO);
 
     final String label;
     final String stateBackend;

@@ -2,7 +2,7 @@ package io.impressiondedup.bench.operator;
 
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package io.impressiondedup.job.config;
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
 import io.impressiondedup.operators.dedup.DedupSettings;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.Serializable;
 import java.time.Duration;

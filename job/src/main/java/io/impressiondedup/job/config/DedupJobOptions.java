@@ -4,7 +4,7 @@ import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
 import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.FINGERPRINT_SECRET_FILE;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -2,7 +2,7 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.impressiondedup.job.config;
 
 import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.Serializable;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
 import io.impressiondedup.state.serialization.BucketFiltersSerializer;

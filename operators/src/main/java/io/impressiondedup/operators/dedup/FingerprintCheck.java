@@ -1,6 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecret;
 
 /**
  * Whether restored dedup state was written with the fingerprint secret this job runs with. The secret

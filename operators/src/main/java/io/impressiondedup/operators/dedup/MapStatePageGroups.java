@@ -1,7 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.BloomPageStore;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.plan.DedupPlan;

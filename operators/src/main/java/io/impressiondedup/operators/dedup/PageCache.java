@@ -2,7 +2,7 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.function.IntConsumer;

@@ -9,7 +9,7 @@ import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 

@@ -1,7 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.Impression;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import org.apache.flink.api.java.functions.KeySelector;
 
 /**

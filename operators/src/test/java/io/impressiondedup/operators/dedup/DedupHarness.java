@@ -5,7 +5,7 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.reshape.ShardReshape;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import java.util.ArrayList;
 import java.util.List;

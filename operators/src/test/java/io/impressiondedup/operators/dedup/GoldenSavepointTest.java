@@ -8,7 +8,7 @@ import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import java.io.File;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -7,8 +7,8 @@ import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

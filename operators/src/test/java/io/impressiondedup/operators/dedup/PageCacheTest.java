@@ -2,8 +2,8 @@ package io.impressiondedup.operators.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,8 +2,8 @@ package io.impressiondedup.operators.dedup;
 
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.impressiondedup.state.bloom;
 
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.HashMixing;
 
 /**
  * Bit operations inside one 512-bit block: the only place probe positions are computed.

@@ -5,7 +5,7 @@ import static org.apache.flink.util.Preconditions.checkArgument;
 import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.Insertion;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -54,7 +54,7 @@ public final class FingerprintBucket implements BucketFilter {
     }
 
     /** A new bucket of one empty part over the whole shard. */
-    public static FingerprintBucket create(io.impressiondedup.state.fingerprint.FingerprintScheme scheme, FingerprintStoreSizing sizing) {
+    public static FingerprintBucket create(io.impressiondedup.state.identity.FingerprintScheme scheme, FingerprintStoreSizing sizing) {
         return new FingerprintBucket(new FingerprintPart[] {FingerprintPart.whole(scheme, sizing)});
     }
 
@@ -95,7 +95,7 @@ public final class FingerprintBucket implements BucketFilter {
      * part, a new empty one with {@code scheme} and {@code sizing} (the plan's) for the record's cell at the largest
      * cell count of the bucket (class comment).
      */
-    public FingerprintPart partFor(long digestHigh, int shards, io.impressiondedup.state.fingerprint.FingerprintScheme scheme,
+    public FingerprintPart partFor(long digestHigh, int shards, io.impressiondedup.state.identity.FingerprintScheme scheme,
             FingerprintStoreSizing sizing) {
         FingerprintPart holding = partHolding(digestHigh, shards);
         if (holding != null) {

@@ -1,7 +1,7 @@
 package io.impressiondedup.state.fingerprints;
 
 import io.impressiondedup.state.Insertion;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.util.Objects;
 
 /**

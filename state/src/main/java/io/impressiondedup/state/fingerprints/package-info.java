@@ -11,7 +11,7 @@
  *   <li>{@link io.impressiondedup.state.fingerprints.FingerprintPageSerializer}: the page's binary format.
  * </ul>
  *
- * The values stored are derived from the probe hashes of {@link io.impressiondedup.state.fingerprint}
- * (singular: the package that defines an impression's identity), so both formats share one identity.
+ * The values stored are derived from the probe hashes of {@link io.impressiondedup.state.identity}
+ * (the package that defines an impression's identity), so both formats share one identity.
  */
 package io.impressiondedup.state.fingerprints;

@@ -7,7 +7,7 @@ import io.impressiondedup.state.bloom.BloomBlock;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomSizing;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.Serializable;
 import java.util.Objects;

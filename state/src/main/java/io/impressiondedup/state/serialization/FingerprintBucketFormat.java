@@ -1,6 +1,6 @@
 package io.impressiondedup.state.serialization;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;

@@ -3,7 +3,7 @@ package io.impressiondedup.state.serialization;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.Insertion;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.fingerprints.EliasFanoSection;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;

@@ -1,12 +1,12 @@
 package io.impressiondedup.state.serialization;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

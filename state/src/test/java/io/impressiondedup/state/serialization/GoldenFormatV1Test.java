@@ -3,8 +3,8 @@ package io.impressiondedup.state.serialization;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.BloomLayer;
 import io.impressiondedup.state.bloom.HeapBloomPages;

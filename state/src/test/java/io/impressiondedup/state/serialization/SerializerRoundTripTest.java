@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.TestElements;
 import io.impressiondedup.state.bloom.HeapBloomPages;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;

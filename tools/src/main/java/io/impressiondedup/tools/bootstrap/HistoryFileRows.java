@@ -1,8 +1,8 @@
 package io.impressiondedup.tools.bootstrap;
 
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.time.Instant;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.util.Collector;

@@ -3,7 +3,7 @@ package io.impressiondedup.tools.bootstrap;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
 import io.impressiondedup.operators.model.ParsedRecord;
-import io.impressiondedup.state.fingerprint.FingerprintSecretFile;
+import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;

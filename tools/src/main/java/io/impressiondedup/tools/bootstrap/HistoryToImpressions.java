@@ -1,7 +1,7 @@
 package io.impressiondedup.tools.bootstrap;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.HashMixing;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;

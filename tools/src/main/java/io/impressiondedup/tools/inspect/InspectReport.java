@@ -5,7 +5,7 @@ import io.impressiondedup.state.StateFormat;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.impressiondedup.state.FilterStatistics;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.io.IOException;
 import java.io.StringWriter;

@@ -1,9 +1,9 @@
 package io.impressiondedup.tools.inspect;
 
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.HashMixing;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.HashMixing;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.io.Serializable;
 
 /**

@@ -12,7 +12,7 @@ import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import java.util.IdentityHashMap;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.BloomBlock;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.BloomLayer;

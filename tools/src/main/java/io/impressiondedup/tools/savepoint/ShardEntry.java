@@ -5,7 +5,7 @@ import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.serialization.BucketFiltersSerializer;
 import io.impressiondedup.state.serialization.PageGroupSerializer;
 import java.io.IOException;

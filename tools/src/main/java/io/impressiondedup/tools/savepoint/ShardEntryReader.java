@@ -5,7 +5,7 @@ import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.operators.dedup.DedupStateLayout;
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageGroup;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;

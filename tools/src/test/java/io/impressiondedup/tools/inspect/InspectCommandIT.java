@@ -6,7 +6,7 @@ import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.FilterStatistics;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.reshape.ShardReshape;

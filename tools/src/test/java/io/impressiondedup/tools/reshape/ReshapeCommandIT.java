@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprint.FingerprintScheme;
+import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.reshape.ShardReshape;
 import java.io.ByteArrayOutputStream;

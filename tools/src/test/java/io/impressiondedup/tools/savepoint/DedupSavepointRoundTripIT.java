@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.dedup.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.PageAddress;
-import io.impressiondedup.state.PageGroup;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The fast path of {@link ImpressionParser}: one pass over a value's bytes that recognises the common
+ * The fast path of {@link JsonImpressionParser}: one pass over a value's bytes that recognises the common
  * shape of an impression, one flat JSON object whose names and string values are printable ASCII
  * without escapes and whose other values are numbers, {@code true}, {@code false} or {@code null}, and
  * locates the configured top-level fields in it (the key fields, then the event time; used only when every
@@ -15,7 +15,7 @@ import java.util.Arrays;
  * (number and string decoding into buffers, its symbol table, encoding detection), and the source
  * thread spends most of its time there (bench/README.md, "Parsing", has the figures).
  *
- * <p>{@link #scan} either <b>accepts</b>, promising that Jackson (as {@link ImpressionParser}
+ * <p>{@link #scan} either <b>accepts</b>, promising that Jackson (as {@link JsonImpressionParser}
  * configures it) reads the value without error as one object, with no top-level name twice and
  * nothing after it, or it <b>bails out</b>, and the Jackson path reads the value as if this class did
  * not exist. It bails on anything it does not fully check: a byte below 0x20 (outside the four JSON

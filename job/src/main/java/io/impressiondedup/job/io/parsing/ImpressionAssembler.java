@@ -7,8 +7,8 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.FingerprintSecret;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.FingerprintSecret;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
 /**
- * The format-independent tail of reading a record: a format's reader ({@link ImpressionParser} for JSON)
+ * The format-independent tail of reading a record: a format's reader ({@link JsonImpressionParser} for JSON)
  * finds the key fields' texts and the event time and checks their types; this class turns them into an
  * {@link Impression} or a {@link DeadLetter}, the same way for every format:
  *

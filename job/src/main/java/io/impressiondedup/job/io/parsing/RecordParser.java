@@ -22,7 +22,7 @@ public interface RecordParser {
             case AVRO:
                 return new AvroImpressionParser(settings, clock);
             case JSON:
-                return new ImpressionParser(settings, clock);
+                return new JsonImpressionParser(settings, clock);
             default:
                 throw new IllegalArgumentException("no parser for input format " + settings.inputFormat());
         }

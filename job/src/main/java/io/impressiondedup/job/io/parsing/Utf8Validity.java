@@ -3,7 +3,7 @@ package io.impressiondedup.job.io.parsing;
 /**
  * UTF-8 as RFC 3629 defines it, checked on a value's bytes, and how a dead letter describes bytes that are not
  * (what is wrong, at which byte, the bytes), alike for every kind. Jackson decodes some invalid UTF-8 without
- * complaint (overlong forms, encoded surrogates, code points beyond U+10FFFF): {@link ImpressionParser} says
+ * complaint (overlong forms, encoded surrogates, code points beyond U+10FFFF): {@link JsonImpressionParser} says
  * which bytes it checks with this class and why.
  */
 final class Utf8Validity {

@@ -1,6 +1,6 @@
 /**
  * Reading the input: one Kafka record into an {@code Impression} or a {@code DeadLetter} saying why not, never
- * an exception for bad input. {@code RecordParser} is the contract; {@code ImpressionParser} (JSON, with the
+ * an exception for bad input. {@code RecordParser} is the contract; {@code JsonImpressionParser} (JSON, with the
  * {@code FlatImpressionScanner} fast path) and {@code AvroImpressionParser} implement it; {@code
  * ImpressionAssembler} is their format-independent tail; {@code DedupKey} is the identity rule.
  */

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The fast path ({@link FlatImpressionScanner}) must change nothing but the cost: on every input, the parser
  * with it and the Jackson-only parser give the same impression (ids, event time, digest) or the same dead
- * letter (reason and message). The inputs are the generator's records, cases like those of {@link ImpressionParserTest},
+ * letter (reason and message). The inputs are the generator's records, cases like those of {@link JsonImpressionParserTest},
  * values of every shape in each identity field, and a seeded fuzzer's mutations of all of them.
  */
 class FlatImpressionScannerDifferentialTest {
@@ -31,8 +31,8 @@ class FlatImpressionScannerDifferentialTest {
     static final long NOW = Instant.parse("2026-11-22T12:00:00Z").toEpochMilli();
     static final String GOOD = "{\"requestId\":\"r-1\",\"adId\":\"a-1\",\"ts\":1763812800000,\"n\":12.5,\"b\":true,\"z\":null}";
 
-    final ImpressionParser fast = new ImpressionParser(ParserSettings.defaults(), () -> NOW, true);
-    final ImpressionParser jackson = new ImpressionParser(ParserSettings.defaults(), () -> NOW, false);
+    final JsonImpressionParser fast = new JsonImpressionParser(ParserSettings.defaults(), () -> NOW, true);
+    final JsonImpressionParser jackson = new JsonImpressionParser(ParserSettings.defaults(), () -> NOW, false);
     final FlatImpressionScanner scanner = new FlatImpressionScanner("requestId", "adId", "ts");
     int compared;
     int scanned;
@@ -97,9 +97,9 @@ class FlatImpressionScannerDifferentialTest {
 
     @Test
     void theFastPathGivesWhatJacksonGivesWithOtherFieldNames() {
-        ImpressionParser customFast = new ImpressionParser(new ParserSettings("rid", "aid", "\u00e9", 1000, Duration.ofHours(1),
+        JsonImpressionParser customFast = new JsonImpressionParser(new ParserSettings("rid", "aid", "\u00e9", 1000, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW, true);
-        ImpressionParser customJackson = new ImpressionParser(new ParserSettings("rid", "aid", "\u00e9", 1000, Duration.ofHours(1),
+        JsonImpressionParser customJackson = new JsonImpressionParser(new ParserSettings("rid", "aid", "\u00e9", 1000, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW, false);
         for (String json : new String[] {
             "{\"rid\":\"r\",\"aid\":\"a\",\"\u00e9\":1763812800000}",
@@ -119,8 +119,8 @@ class FlatImpressionScannerDifferentialTest {
         List<FieldPath> key = List.of(FieldPath.parse("requestId"), FieldPath.parse("adId"), FieldPath.parse("placementId"));
         ParserSettings threeFields = new ParserSettings(key, FieldPath.parse("ts"), 64 * 1024, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME);
-        ImpressionParser keyedFast = new ImpressionParser(threeFields, () -> NOW, true);
-        ImpressionParser keyedJackson = new ImpressionParser(threeFields, () -> NOW, false);
+        JsonImpressionParser keyedFast = new JsonImpressionParser(threeFields, () -> NOW, true);
+        JsonImpressionParser keyedJackson = new JsonImpressionParser(threeFields, () -> NOW, false);
         List<byte[]> seeds = seeds();
         seeds.add("{\"requestId\":17,\"adId\":\"a\",\"placementId\":-0,\"ts\":1763812800000}".getBytes(StandardCharsets.UTF_8));
         seeds.add("{\"placementId\":\"p\",\"requestId\":\"r\",\"adId\":1,\"ts\":1763812800000}".getBytes(StandardCharsets.UTF_8));
@@ -163,7 +163,7 @@ class FlatImpressionScannerDifferentialTest {
             for (byte b : value) {
                 ff |= b == (byte) 0xFF;
             }
-            assertThat(ImpressionParser.hasByteFF(value)).as(Arrays.toString(value)).isEqualTo(ff);
+            assertThat(JsonImpressionParser.hasByteFF(value)).as(Arrays.toString(value)).isEqualTo(ff);
         }
     }
 
@@ -403,8 +403,8 @@ class FlatImpressionScannerDifferentialTest {
         return result;
     }
 
-    /** Text and raw bytes in one value: {@link ImpressionParserTest#bytes}. */
+    /** Text and raw bytes in one value: {@link JsonImpressionParserTest#bytes}. */
     static byte[] bytes(Object... parts) {
-        return ImpressionParserTest.bytes(parts);
+        return JsonImpressionParserTest.bytes(parts);
     }
 }

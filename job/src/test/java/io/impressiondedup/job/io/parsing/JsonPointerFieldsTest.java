@@ -1,14 +1,14 @@
 package io.impressiondedup.job.io.parsing;
 
-import static io.impressiondedup.job.io.parsing.ImpressionParserTest.assertMalformed;
-import static io.impressiondedup.job.io.parsing.ImpressionParserTest.raw;
+import static io.impressiondedup.job.io.parsing.JsonImpressionParserTest.assertMalformed;
+import static io.impressiondedup.job.io.parsing.JsonImpressionParserTest.raw;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,20 +21,20 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
 /** Fields addressed by JSON Pointer into objects, and keys of one, two and three fields. */
 class JsonPointerFieldsTest {
 
-    static final long NOW = ImpressionParserTest.NOW;
+    static final long NOW = JsonImpressionParserTest.NOW;
     static final long TS = 1763812800000L;
 
-    static ImpressionParser parser(String timestamp, String... key) {
+    static JsonImpressionParser parser(String timestamp, String... key) {
         List<FieldPath> fields = new ArrayList<>();
         for (String k : key) {
             fields.add(FieldPath.parse(k));
         }
-        return new ImpressionParser(new ParserSettings(fields, FieldPath.parse(timestamp), 10_000, Duration.ofHours(1),
+        return new JsonImpressionParser(new ParserSettings(fields, FieldPath.parse(timestamp), 10_000, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
     }
 
-    static ImpressionParser nested() {
-        return new ImpressionParser(new ParserSettings("/imp/requestId", "/imp/ad/id", "/ts", 10_000, Duration.ofHours(1),
+    static JsonImpressionParser nested() {
+        return new JsonImpressionParser(new ParserSettings("/imp/requestId", "/imp/ad/id", "/ts", 10_000, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
     }
 
@@ -43,7 +43,7 @@ class JsonPointerFieldsTest {
         ParsedRecord nestedRecord = nested().parse(raw("{\"site\":{\"id\":\"s\"},\"imp\":{\"x\":[1,{\"requestId\":\"no\"}],"
                 + "\"requestId\":\"r-1\",\"ad\":{\"id\":\"a-1\"}},\"ts\":" + TS + "}"));
         Impression impression = nestedRecord.impression();
-        Impression flat = new ImpressionParser(ParserSettings.defaults(), () -> NOW)
+        Impression flat = new JsonImpressionParser(ParserSettings.defaults(), () -> NOW)
                 .parse(raw("{\"requestId\":\"r-1\",\"adId\":\"a-1\",\"ts\":" + TS + "}")).impression();
         assertThat(impression.requestId()).isEqualTo("r-1");
         assertThat(impression.adId()).isEqualTo("a-1");
@@ -53,7 +53,7 @@ class JsonPointerFieldsTest {
 
     @Test
     void escapedTokensNameMembersWithSlashAndTilde() {
-        ImpressionParser escaped = parser("ts", "/a~1b/r~0id", "/a~1b/~01");
+        JsonImpressionParser escaped = parser("ts", "/a~1b/r~0id", "/a~1b/~01");
         Impression impression = escaped.parse(raw("{\"a/b\":{\"r~id\":\"r\",\"~1\":7},\"ts\":" + TS + "}")).impression();
         assertThat(impression.requestId()).isEqualTo("r");
         assertThat(impression.adId()).isEqualTo("7");
@@ -96,7 +96,7 @@ class JsonPointerFieldsTest {
 
     @Test
     void theAdIdMayBeAStringOrAnIntegerWithItsTextAsWritten() {
-        ImpressionParser nested = nested();
+        JsonImpressionParser nested = nested();
         assertThat(nested.parse(raw("{\"imp\":{\"requestId\":\"r\",\"ad\":{\"id\":-0}},\"ts\":" + TS + "}")).impression().adId()).isEqualTo("-0");
         assertThat(nested.parse(raw("{\"imp\":{\"requestId\":\"r\",\"ad\":{\"id\":\"17\"}},\"ts\":" + TS + "}")).impression().adId())
                 .isEqualTo("17");
@@ -108,7 +108,7 @@ class JsonPointerFieldsTest {
         Impression string = parser("ts", "rid", "aid").parse(raw("{\"rid\":\"123\",\"aid\":\"a\",\"ts\":" + TS + "}")).impression();
         assertThat(integer.requestId()).isEqualTo("123");
         assertThat(integer.digestHigh()).isEqualTo(string.digestHigh());
-        assertMalformed(new ImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw("{\"requestId\":123,\"adId\":\"a\",\"ts\":" + TS + "}")),
+        assertMalformed(new JsonImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw("{\"requestId\":123,\"adId\":\"a\",\"ts\":" + TS + "}")),
                 "'requestId' must be a non-empty string, but is an integer");
     }
 
@@ -125,14 +125,14 @@ class JsonPointerFieldsTest {
     @Test
     void aTwoFieldKeyIsTheDefaultIdentityBitForBit() {
         Impression configured = parser("ts", "requestId", "adId").parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":" + TS + "}")).impression();
-        Impression byDefault = new ImpressionParser(ParserSettings.defaults(), () -> NOW)
+        Impression byDefault = new JsonImpressionParser(ParserSettings.defaults(), () -> NOW)
                 .parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":" + TS + "}")).impression();
         assertThat(configured).isEqualTo(byDefault);
     }
 
     @Test
     void threeFieldTuplesThatConcatenateAlikeStayDistinct() {
-        ImpressionParser three = parser("ts", "/imp/r", "/imp/a", "/imp/s");
+        JsonImpressionParser three = parser("ts", "/imp/r", "/imp/a", "/imp/s");
         String ab_c = three.parse(raw("{\"imp\":{\"r\":\"r\",\"a\":\"ab\",\"s\":\"c\"},\"ts\":" + TS + "}")).impression().adId();
         String a_bc = three.parse(raw("{\"imp\":{\"r\":\"r\",\"a\":\"a\",\"s\":\"bc\"},\"ts\":" + TS + "}")).impression().adId();
         String colon = three.parse(raw("{\"imp\":{\"r\":\"r\",\"a\":\"1:a\",\"s\":\"\\u0031\"},\"ts\":" + TS + "}")).impression().adId();
@@ -145,7 +145,7 @@ class JsonPointerFieldsTest {
 
     @Test
     void theMissingFieldReportedIsTheFirstInKeyOrderThenTheTimestamp() {
-        ImpressionParser three = parser("t", "c", "b", "a");
+        JsonImpressionParser three = parser("t", "c", "b", "a");
         assertMalformed(three.parse(raw("{\"a\":\"1\",\"t\":" + TS + "}")), "missing field 'c'");
         assertMalformed(three.parse(raw("{\"a\":\"1\",\"c\":\"3\",\"t\":" + TS + "}")), "missing field 'b'");
         assertMalformed(three.parse(raw("{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}")), "missing field 't'");

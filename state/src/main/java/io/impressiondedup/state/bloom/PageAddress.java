@@ -1,7 +1,6 @@
-package io.impressiondedup.state;
+package io.impressiondedup.state.bloom;
 
-import io.impressiondedup.state.bloom.BloomGeometry;
-import io.impressiondedup.state.fingerprint.HashMixing;
+import io.impressiondedup.state.identity.HashMixing;
 
 /**
  * The state key of a {@link PageGroup}: a geometry slot and a page index, packed into a {@code long}.

@@ -1,4 +1,4 @@
-package io.impressiondedup.state.fingerprint;
+package io.impressiondedup.state.identity;
 
 import java.io.IOException;
 import java.io.Serializable;

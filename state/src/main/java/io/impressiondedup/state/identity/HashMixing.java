@@ -1,4 +1,4 @@
-package io.impressiondedup.state.fingerprint;
+package io.impressiondedup.state.identity;
 
 /**
  * Non-cryptographic mixing used after the one MD5 per record.

@@ -1,9 +1,8 @@
-package io.impressiondedup.state;
+package io.impressiondedup.state.bloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.impressiondedup.state.bloom.BloomGeometry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -8,7 +8,7 @@ import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import io.impressiondedup.state.fingerprint.RequestIdDigester;
+import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
@@ -23,10 +23,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class ImpressionParserTest {
+class JsonImpressionParserTest {
 
     static final long NOW = Instant.parse("2026-11-22T12:00:00Z").toEpochMilli();
-    final ImpressionParser parser = new ImpressionParser(ParserSettings.defaults(), () -> NOW);
+    final JsonImpressionParser parser = new JsonImpressionParser(ParserSettings.defaults(), () -> NOW);
 
     static RawKafkaRecord raw(String value) {
         return raw(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
@@ -63,7 +63,7 @@ class ImpressionParserTest {
 
     @Test
     void fieldNamesAreConfigurable() {
-        ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 1000, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
+        JsonImpressionParser custom = new JsonImpressionParser(new ParserSettings("rid", "aid", "time", 1000, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         assertThat(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":" + NOW + "}")).isImpression()).isTrue();
         assertThat(custom.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":" + NOW + "}")).deadLetter().error()).contains("missing field 'rid'");
     }
@@ -103,7 +103,7 @@ class ImpressionParserTest {
 
     @Test
     void oversizedRecordsAreDeadLetteredBeforeParsing() {
-        ImpressionParser small = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 50, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
+        JsonImpressionParser small = new JsonImpressionParser(new ParserSettings("requestId", "adId", "ts", 50, Duration.ofHours(1), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         ParsedRecord parsed = small.parse(raw("{\"requestId\":\"r\",\"adId\":\"a\",\"ts\":1,\"padding\":\"0123456789012345678901234567890\"}"));
         assertThat(parsed.deadLetter().reason()).isEqualTo(DeadLetterReason.OVERSIZED);
         assertThat(parsed.deadLetter().error()).contains("--max-record-bytes 50");
@@ -150,12 +150,12 @@ class ImpressionParserTest {
     @Test
     void theMinimumIsConfigurable() {
         ParserSettings since2020 = new ParserSettings("requestId", "adId", "ts", 1000, Duration.ofHours(1), Instant.parse("2020-01-01T00:00:00Z"));
-        ImpressionParser strict = new ImpressionParser(since2020, () -> NOW);
+        JsonImpressionParser strict = new JsonImpressionParser(since2020, () -> NOW);
         assertThat(strict.parse(raw(withTs("\"2019-12-31T23:59:59Z\""))).deadLetter().error()).contains("--min-event-time 2020-01-01T00:00:00Z");
         assertThat(strict.parse(raw(withTs("\"2020-01-01T00:00:00Z\""))).isImpression()).isTrue();
 
         // A minimum before the range of epoch millis lets every long through, and still rejects instants beyond it.
-        ImpressionParser lenient = new ImpressionParser(
+        JsonImpressionParser lenient = new JsonImpressionParser(
                 new ParserSettings("requestId", "adId", "ts", 1000, Duration.ofHours(1), Instant.MIN), () -> NOW);
         assertThat(lenient.parse(raw(withTs("-9223372036854775808"))).impression().eventTime()).isEqualTo(Long.MIN_VALUE);
         assertThat(lenient.parse(raw(withTs("-1"))).impression().eventTime()).isEqualTo(-1);
@@ -174,7 +174,7 @@ class ImpressionParserTest {
     @Test
     void theLatestEpochMillisecondIsDatedInTheFutureNotOverflowed() {
         // now + skew must saturate, not wrap: else Long.MAX_VALUE would pass as an impression.
-        ImpressionParser hugeSkew = new ImpressionParser(new ParserSettings("requestId", "adId", "ts", 1000,
+        JsonImpressionParser hugeSkew = new JsonImpressionParser(new ParserSettings("requestId", "adId", "ts", 1000,
                 Duration.ofMillis(Long.MAX_VALUE), ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         assertThat(hugeSkew.parse(raw(withTs(Long.toString(Long.MAX_VALUE)))).isImpression()).isTrue();
         ParsedRecord latest = parser.parse(raw(withTs("\"+292278994-08-17T07:12:55.807Z\"")));
@@ -184,7 +184,7 @@ class ImpressionParserTest {
     @Test
     void everyGeneratedRecordIsParsedAsItsGroundTruthSays() {
         // The generator and the parser must agree on what is malformed, oversized and future.
-        ImpressionParser realClock = new ImpressionParser(ParserSettings.defaults());
+        JsonImpressionParser realClock = new JsonImpressionParser(ParserSettings.defaults());
         ImpressionGenerator generator = new ImpressionGenerator(GeneratorSettings.builder().count(50_000).seed(5).malformedShare(0.05).futureShare(0.02).build());
         int checked = 0;
         while (generator.hasNext()) {
@@ -233,7 +233,7 @@ class ImpressionParserTest {
 
     @Test
     void aRepeatedFieldIsFoundWhateverTheConfiguredNamesAndHowManyFieldsThereAre() {
-        ImpressionParser custom = new ImpressionParser(new ParserSettings("rid", "aid", "time", 100_000, Duration.ofHours(1),
+        JsonImpressionParser custom = new JsonImpressionParser(new ParserSettings("rid", "aid", "time", 100_000, Duration.ofHours(1),
                 ParserSettings.DEFAULT_MIN_EVENT_TIME), () -> NOW);
         assertMalformed(custom.parse(raw("{\"rid\":\"r\",\"aid\":\"a\",\"time\":" + NOW + ",\"rid\":\"s\"}")), "duplicate field 'rid'");
 
@@ -364,7 +364,7 @@ class ImpressionParserTest {
         // record would read as an impression; read first, it is malformed. It must be malformed either way.
         byte[] padded = bytes("{\"requestI", new int[] {0xFF, 0xFF, 0xFF}, "d\":\"r\",\"adId\":\"a\",\"ts\":1763812800000}");
         String error = "value is not valid UTF-8: invalid lead byte at byte 10 of the value (0xFF)";
-        assertMalformed(new ImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw(padded)), error);
+        assertMalformed(new JsonImpressionParser(ParserSettings.defaults(), () -> NOW).parse(raw(padded)), error);
         assertThat(parser.parse(raw("{" + GOOD_FIELDS + "}")).isImpression()).isTrue();
         assertMalformed(parser.parse(raw(padded)), error);
     }

@@ -82,7 +82,7 @@ import java.util.function.LongSupplier;
  *
  * <p>One instance per source reader (it reuses its digester and JSON factory); not thread-safe.
  */
-public final class ImpressionParser implements RecordParser {
+public final class JsonImpressionParser implements RecordParser {
 
     /** Eight bytes of a value at once. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -103,7 +103,7 @@ public final class ImpressionParser implements RecordParser {
     private long eventTime;
     private boolean hasEventTime;
 
-    public ImpressionParser(ParserSettings settings, LongSupplier clock) {
+    public JsonImpressionParser(ParserSettings settings, LongSupplier clock) {
         this(settings, clock, true);
     }
 
@@ -111,7 +111,7 @@ public final class ImpressionParser implements RecordParser {
      * With {@code fastPath} false, Jackson reads every record: for the test that holds the two paths to the
      * same results, not a production option.
      */
-    ImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
+    JsonImpressionParser(ParserSettings settings, LongSupplier clock, boolean fastPath) {
         this.settings = settings;
         this.assembler = new ImpressionAssembler(settings, clock);
         this.eventTimes = new EventTimeRules(settings);
@@ -128,7 +128,7 @@ public final class ImpressionParser implements RecordParser {
         this.json = JsonFactory.builder().streamReadConstraints(constraints).build();
     }
 
-    public ImpressionParser(ParserSettings settings) {
+    public JsonImpressionParser(ParserSettings settings) {
         this(settings, System::currentTimeMillis);
     }
 

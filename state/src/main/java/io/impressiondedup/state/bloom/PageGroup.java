@@ -1,6 +1,5 @@
-package io.impressiondedup.state;
+package io.impressiondedup.state.bloom;
 
-import io.impressiondedup.state.bloom.BloomGeometry;
 import java.util.Arrays;
 
 /**

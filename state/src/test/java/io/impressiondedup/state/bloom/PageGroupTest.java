@@ -1,4 +1,4 @@
-package io.impressiondedup.state;
+package io.impressiondedup.state.bloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
