@@ -38,4 +38,20 @@ public final class HistoryBatch {
     boolean isFull() {
         return size == eventTime.length;
     }
+
+    /** This batch with columns as long as its impressions: what is shuffled is serialized whole. */
+    HistoryBatch trimmed() {
+        if (isFull()) {
+            return this;
+        }
+        HistoryBatch trimmed = new HistoryBatch();
+        trimmed.shard = shard;
+        trimmed.size = size;
+        trimmed.eventTime = java.util.Arrays.copyOf(eventTime, size);
+        trimmed.digestHigh = java.util.Arrays.copyOf(digestHigh, size);
+        trimmed.digestLow = java.util.Arrays.copyOf(digestLow, size);
+        trimmed.adIdHash = java.util.Arrays.copyOf(adIdHash, size);
+        trimmed.keyedAdIdHash = java.util.Arrays.copyOf(keyedAdIdHash, size);
+        return trimmed;
+    }
 }

@@ -77,11 +77,11 @@ final class ShardBatcher extends AbstractStreamOperator<HistoryBatch>
             return batch;
         }
 
-        /** Hands every batch not yet full to {@code sink}, in shard order, and forgets them. */
+        /** Hands every batch not yet full to {@code sink} ({@link HistoryBatch#trimmed}), in shard order, and forgets them. */
         void drain(Consumer<HistoryBatch> sink) {
             for (int shard = 0; shard < open.length; shard++) {
                 if (open[shard] != null) {
-                    sink.accept(open[shard]);
+                    sink.accept(open[shard].trimmed());
                     open[shard] = null;
                 }
             }

@@ -36,6 +36,7 @@ class ShardBatcherTest {
         assertThat(out.size() - full).as("the batches left open at the end").isEqualTo(shards - 1);
 
         for (HistoryBatch batch : out) {
+            assertThat(batch.eventTime).as("columns as long as the batch: all of them are shuffled").hasSize(batch.size);
             for (int j = 0; j < batch.size; j++) {
                 long i = batch.eventTime[j];
                 assertThat(new long[] {batch.digestHigh[j], batch.digestLow[j], batch.adIdHash[j], batch.keyedAdIdHash[j]})
