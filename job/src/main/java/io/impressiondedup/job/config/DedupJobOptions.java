@@ -25,8 +25,8 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 
 /**
  * Every option of the dedup job, declared once: a typed {@code ConfigOption} with its default and
- * description, and next to it the rule its value must meet ({@link #rules()}). The job, the {@code
- * plan} command and the local run all read these.
+ * description, and beside it the rule its value must meet ({@link #declare(ConfigOption, Predicate, String)}).
+ * The job, the {@code plan} command and the local run all read these.
  *
  * <p>Where values come from ({@link OptionSources}): program arguments {@code --name value}, a
  * properties file given by {@code --config}, and Flink's own configuration ({@code config.yaml},
@@ -45,9 +45,15 @@ public final class DedupJobOptions {
 
     /** The options in declaration order, appended to by {@link #declare}; read once, into {@link #ALL}. */
     private static final List<ConfigOption<?>> DECLARED = new ArrayList<>();
+    /** The rule of each option that has one, by key, made by {@link #declare} beside the option. */
+    private static final Map<String, Rule<?>> RULES = new LinkedHashMap<>();
+    /** What a field option takes ({@link FieldPath}). */
+    private static final String FIELD_PATH = "a top-level JSON field name, or a JSON Pointer into objects such as /imp/requestId"
+            + " (no empty token; '~' only as ~0 or ~1)";
 
     public static final ConfigOption<String> BOOTSTRAP_SERVERS = declare(ConfigOptions.key("bootstrap-servers").stringType().noDefaultValue()
-            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics."));
+            .withDescription("Kafka bootstrap servers of the input, output and dead-letter topics."),
+            s -> !s.isBlank(), "host:port[,host:port...]");
     public static final ConfigOption<String> INPUT_TOPIC = declare(ConfigOptions.key("input-topic").stringType().noDefaultValue()
             .withDescription("Topic of JSON impressions to deduplicate."));
     public static final ConfigOption<String> OUTPUT_TOPIC = declare(ConfigOptions.key("output-topic").stringType().noDefaultValue()
@@ -63,15 +69,18 @@ public final class DedupJobOptions {
                     + " input, unique, duplicates, late and dead-lettered, each row written exactly once when the watermark passes"
                     + " the hour's end plus --stats-delay (the hour's complete row), records of the hour arriving later in amendment"
                     + " rows (at most one per partition and hour per hour of watermark progress). Billing sums the rows of a"
-                    + " (topic, partition, hour); docs/RECONCILIATION.md has the row format. Off unless given: no stats operator at all."));
+                    + " (topic, partition, hour); docs/RECONCILIATION.md has the row format. Off unless given: no stats operator at all."),
+            t -> !t.isBlank(), "a Kafka topic name");
     public static final ConfigOption<Duration> STATS_DELAY = declare(ConfigOptions.key("stats-delay").durationType().defaultValue(Duration.ZERO)
             .withDescription("How far past an hour's end the watermark must be before the hour's complete row is written to"
-                    + " --stats-topic: a longer delay puts more late records in the complete row and fewer in amendments."));
+                    + " --stats-topic: a longer delay puts more late records in the complete row and fewer in amendments."),
+            d -> !d.isNegative(), "a non-negative duration, e.g. 0 or 2h");
     public static final ConfigOption<String> GROUP_ID = declare(ConfigOptions.key("group-id").stringType().noDefaultValue()
             .withDescription("Kafka consumer group id: offsets are committed to it on checkpoints (for monitoring lag), and a job"
                     + " started without state with --starting-offsets committed starts from them. Unique per job on a Kafka cluster,"
                     + " and stable across restarts. Default: derived from --input-topic and --output-topic, "
-                    + JobIdentity.describeDerivation() + "."));
+                    + JobIdentity.describeDerivation() + "."),
+            g -> !g.isBlank(), "a non-blank consumer group id");
     public static final ConfigOption<StartingOffsets> STARTING_OFFSETS = declare(ConfigOptions.key("starting-offsets")
             .enumType(StartingOffsets.class).defaultValue(StartingOffsets.COMMITTED)
             .withDescription("Where a job without state starts reading: committed (the group's offsets, else earliest), earliest or latest."));
@@ -81,30 +90,37 @@ public final class DedupJobOptions {
 
     public static final ConfigOption<Long> CAPACITY = declare(ConfigOptions.key("capacity").longType().noDefaultValue()
             .withDescription("Expected unique impressions per bucket (per day), over all shards. Traffic above it is"
-                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command."));
+                    + " absorbed by growing filters at the same FPP, at the cost of more state; see the plan command."),
+            c -> c > 0, "a positive number of impressions per bucket");
     public static final ConfigOption<Double> FPP = declare(ConfigOptions.key("fpp").doubleType().defaultValue(DedupPlan.DEFAULT_FPP)
             .withDescription("End-to-end false-positive rate: the most a unique impression is wrongly dropped with, however full"
                     + " the buckets it is checked against (each gets a share). For billing with --state-format fingerprints set it"
                     + " about 200 times lower than the rate you would give Bloom filters, to the FPP at which the fingerprints take"
                     + " the Bloom format's bytes (5e-6 for 0.001; the plan command prints it): at 22 bits per impression they then"
                     + " drop 1.1, 1.8, 2.2 and 2.6 genuine impressions per million on days at 50%, 80%, 100% and 200% of plan, where"
-                    + " Bloom filters at 0.001 drop 1.1, 40, 210 and 256."));
+                    + " Bloom filters at 0.001 drop 1.1, 40, 210 and 256."),
+            p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001");
     public static final ConfigOption<Duration> BUCKET_SIZE = declare(ConfigOptions.key("bucket-size").durationType()
             .defaultValue(TimeBuckets.DEFAULT_BUCKET_SIZE)
-            .withDescription("Event-time bucket size; divides a day or is whole days."));
+            .withDescription("Event-time bucket size; divides a day or is whole days."),
+            TimeBuckets::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d");
     public static final ConfigOption<Duration> RETENTION = declare(ConfigOptions.key("retention").durationType()
             .defaultValue(TimeBuckets.DEFAULT_RETENTION)
-            .withDescription("Copies whose event times are at most this far apart are duplicates."));
+            .withDescription("Copies whose event times are at most this far apart are duplicates."),
+            d -> d.toMillis() > 0, "a positive duration, e.g. 2d");
     public static final ConfigOption<Duration> ALLOWED_LATENESS = declare(ConfigOptions.key("allowed-lateness").durationType()
             .defaultValue(TimeBuckets.DEFAULT_ALLOWED_LATENESS)
             .withDescription("How far behind the watermark a record's event time may be and still be deduplicated normally"
                     + " (mobile and offline clients flush hours late). Each day of it keeps one more daily filter in state."
-                    + " A record further behind is still checked against the live buckets; only a miss is late."));
+                    + " A record further behind is still checked against the live buckets; only a miss is late."),
+            d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)");
     public static final ConfigOption<String> ZONE = declare(ConfigOptions.key("zone").stringType().defaultValue("UTC")
-            .withDescription("Time zone whose midnight bucket boundaries align to."));
+            .withDescription("Time zone whose midnight bucket boundaries align to."),
+            DedupJobOptions::isZone, "a time zone id such as UTC, +02:00 or Europe/Paris");
     public static final ConfigOption<Integer> KEY_BITS = declare(ConfigOptions.key("key-bits").intType()
             .defaultValue(FingerprintScheme.DEFAULT_KEY_BITS)
-            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128."));
+            .withDescription("Bits of MD5(requestId) kept as the request's identity, 32..128."),
+            b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]");
     public static final ConfigOption<String> FINGERPRINT_SECRET_FILE = declare(ConfigOptions.key("fingerprint-secret-file").stringType()
             .noDefaultValue()
             .withDescription("File holding a secret (16 to 1024 bytes, one trailing newline ignored; make one with openssl rand -hex 32)"
@@ -114,16 +130,20 @@ public final class DedupJobOptions {
                     + " the same for the life of the state. The file must be at this path on the client, the JobManager and every"
                     + " TaskManager: the job carries only the path and a check value, and each source task reads the file where it"
                     + " opens. The path is logged, never the secret; the state keeps only a check value."
-                    + " Default: none (the digest is MD5 of the request id)."));
+                    + " Default: none (the digest is MD5 of the request id)."),
+            f -> !f.isBlank(), "the path of a file holding 16 to 1024 bytes of secret");
     public static final ConfigOption<Integer> MAX_PARALLELISM = declare(ConfigOptions.key("max-parallelism").intType().defaultValue(128)
-            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state."));
+            .withDescription("Flink max parallelism: the number of key groups, fixed for the life of the state."),
+            p -> p >= 1 && p <= 32768, "an integer in [1, 32768]");
     public static final ConfigOption<Integer> SHARDS = declare(ConfigOptions.key("shards").intType().noDefaultValue()
             .withDescription("Shards of the request-id hash; default: max parallelism, so each key group owns one shard."
-                    + " Fixed for the life of the state."));
+                    + " Fixed for the life of the state."),
+            s -> s >= 1, "a positive number of shards");
     public static final ConfigOption<Integer> PAGE_BYTES = declare(ConfigOptions.key("page-bytes").intType().noDefaultValue()
             .withDescription("Bytes per Bloom state page, a power of two in [64, 65536]; applies to new buckets. Default:"
                     + " 256 with rocksdb (each record reads and writes one group of pages: small values are cheaper),"
-                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits)."));
+                    + " 2048 with hashmap (fewer map entries: heap within 10% of the bits)."),
+            b -> b >= 64 && b <= 65536 && Integer.bitCount(b) == 1, "a power of two in [64, 65536]");
     public static final ConfigOption<MemorySize> PAGE_CACHE_BYTES = declare(ConfigOptions.key("page-cache-bytes").memoryType().noDefaultValue()
             .withDescription("Task heap per dedup subtask for a write-back cache of Bloom page groups in front of the state"
                     + " backend; 0 turns it off. A hit costs no state access; dirty groups are written back when evicted and"
@@ -137,7 +157,8 @@ public final class DedupJobOptions {
                     + " (taskmanager.memory.task.heap.size / numberOfTaskSlots, read where the subtask runs), so the state is"
                     + " served from memory wherever the TaskManager has it: 64 MiB on Flink's default 1728m TaskManager with 4"
                     + " slots, 256 MiB with 1. Default with hashmap: 0 (state is heap objects already; the cache must keep its"
-                    + " own copies there, so each cached group is held twice)."));
+                    + " own copies there, so each cached group is held twice)."),
+            b -> b.getBytes() < (1L << 40), "a heap size such as 64mb, or 0 to turn the cache off");
     public static final ConfigOption<Double> SHARD_STATE_CAP = declare(ConfigOptions.key("shard-state-cap").doubleType()
             .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)
             .withDescription("The most state one shard may hold, as a multiple of its planned state (the plan command prints"
@@ -147,7 +168,8 @@ public final class DedupJobOptions {
                     + " shards unaffected (metric capped-insertions, alert ImpressionDedupShardStateCapReached). The default 8 lets one"
                     + " bucket run 15x (fingerprints 16x), or the four buckets held most of the day 7x (fingerprints: three at 8x), over"
                     + " plan at the configured FPP; it stops one request id with millions of ad ids (all in one shard) from growing"
-                    + " that shard without bound."));
+                    + " that shard without bound."),
+            c -> c > 0, "a positive multiple of a shard's planned state, e.g. 8");
     public static final ConfigOption<StateFormat> STATE_FORMAT = declare(ConfigOptions.key("state-format").enumType(StateFormat.class)
             .defaultValue(StateFormat.BLOOM)
             .withDescription("How new time buckets store their impressions: bloom (scalable blocked Bloom filters, about 22 bits"
@@ -165,7 +187,8 @@ public final class DedupJobOptions {
     public static final ConfigOption<Duration> STATE_TTL = declare(ConfigOptions.key("state-ttl").durationType().noDefaultValue()
             .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
                     + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"
-                    + " lateness + bucket size + 7 days. An outage longer than this loses the dedup state of the buckets it spans."));
+                    + " lateness + bucket size + 7 days. An outage longer than this loses the dedup state of the buckets it spans."),
+            d -> !d.isNegative(), "a duration, or 0 to disable");
     public static final ConfigOption<LatePolicy> LATE_POLICY = declare(ConfigOptions.key("late-policy").enumType(LatePolicy.class)
             .defaultValue(LatePolicy.DEAD_LETTER)
             .withDescription("What happens to a late record that is not a copy of a live one: dead-letter (reason late),"
@@ -178,44 +201,54 @@ public final class DedupJobOptions {
 
     public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS = declare(ConfigOptions.key("max-out-of-orderness").durationType()
             .defaultValue(Duration.ofMinutes(5))
-            .withDescription("Watermark delay behind the highest event time seen."));
+            .withDescription("Watermark delay behind the highest event time seen."),
+            d -> !d.isNegative(), "a non-negative duration, e.g. 5min");
     public static final ConfigOption<Duration> IDLENESS = declare(ConfigOptions.key("idleness").durationType().defaultValue(Duration.ofMinutes(1))
             .withDescription("A partition without a valid impression for this long (nothing, or only dead letters) stops holding"
-                    + " the watermark back; its next impression makes it count again."));
+                    + " the watermark back; its next impression makes it count again."),
+            d -> d.toMillis() > 0, "a positive duration, e.g. 1min");
     public static final ConfigOption<Duration> MAX_FUTURE_SKEW = declare(ConfigOptions.key("max-future-skew").durationType()
             .defaultValue(Duration.ofHours(1))
             .withDescription("Records dated further than this ahead of processing time are dead-lettered and do not move"
-                    + " the watermark."));
+                    + " the watermark."),
+            d -> !d.isNegative(), "a non-negative duration, e.g. 1h");
     public static final ConfigOption<String> MIN_EVENT_TIME = declare(ConfigOptions.key("min-event-time").stringType()
             .defaultValue(ParserSettings.DEFAULT_MIN_EVENT_TIME.toString())
             .withDescription("Records dated before this ISO-8601 instant are dead-lettered as malformed: no impression is that"
-                    + " old, and such a time would otherwise be a watermark hazard."));
+                    + " old, and such a time would otherwise be a watermark hazard."),
+            DedupJobOptions::isInstant, "an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
     public static final ConfigOption<Integer> MAX_RECORD_BYTES = declare(ConfigOptions.key("max-record-bytes").intType().defaultValue(64 * 1024)
             .withDescription("Larger records (key + value + header keys and values) are dead-lettered as oversized (without"
-                    + " their headers, counted in dedup.dropped-headers, if those alone are larger)."));
+                    + " their headers, counted in dedup.dropped-headers, if those alone are larger)."),
+            b -> b > 0, "a positive number of bytes");
     public static final ConfigOption<Integer> MAX_HEADERS = declare(ConfigOptions.key("max-headers").intType().defaultValue(64)
             .withDescription("Records with more Kafka headers are dead-lettered as malformed, without their headers (counted in"
                     + " dedup.dropped-headers). An"
                     + " impression carries a handful (tracing, schema id, producer metadata); thousands are an attack or a bug,"
-                    + " and every header is copied through the job."));
+                    + " and every header is copied through the job."),
+            h -> h >= 0 && h <= RawKafkaRecord.MAX_ADMITTED_HEADERS, "an integer in [0, " + RawKafkaRecord.MAX_ADMITTED_HEADERS + "] (the record format carries at most " + RawKafkaRecord.MAX_HEADERS + " headers, some kept for the job's own)");
     public static final ConfigOption<String> REQUEST_ID_FIELD = declare(ConfigOptions.key("request-id-field").stringType().defaultValue("requestId")
             .withDescription("Field holding the request id (a string), the first field of the default identity (request id, ad"
                     + " id): digested, and the shard of the state. A top-level name (taken literally), or a JSON Pointer into"
                     + " objects, e.g. /imp/requestId (~1 for '/', ~0 for '~'; tokens are member names, arrays are not"
-                    + " traversed). Not with --dedup-key."));
+                    + " traversed). Not with --dedup-key."),
+            FieldPath::isValid, FIELD_PATH);
     public static final ConfigOption<String> AD_ID_FIELD = declare(ConfigOptions.key("ad-id-field").stringType().defaultValue("adId")
             .withDescription("Field holding the ad id (a string or an integer), the second field of the default identity: a"
-                    + " top-level name or a JSON Pointer, as --request-id-field. Not with --dedup-key."));
+                    + " top-level name or a JSON Pointer, as --request-id-field. Not with --dedup-key."),
+            FieldPath::isValid, FIELD_PATH);
     public static final ConfigOption<String> TIMESTAMP_FIELD = declare(ConfigOptions.key("timestamp-field").stringType().defaultValue("ts")
             .withDescription("Field holding the event time: epoch milliseconds or an ISO-8601 string. A top-level name or a JSON"
-                    + " Pointer, as --request-id-field."));
+                    + " Pointer, as --request-id-field."),
+            FieldPath::isValid, FIELD_PATH);
     public static final ConfigOption<List<String>> DEDUP_KEY = declare(ConfigOptions.key("dedup-key").stringType().asList().noDefaultValue()
             .withDescription("The identity of an impression as a list of fields separated by ';' (quote it in a shell), e.g."
                     + " /imp/requestId;/imp/adId;/imp/slot, in place of (--request-id-field, --ad-id-field); each a top-level"
                     + " name or a JSON Pointer, each value a non-empty string or an integer (its text as written). The first"
                     + " field is digested and shards the state (keep all copies of one request in one shard: put the request"
                     + " id first). Records agreeing on every field are copies. Default: (request id, ad id). Changing the key"
-                    + " changes every identity: a restore under another key fails (see --allow-dedup-key-change)."));
+                    + " changes every identity: a restore under another key fails (see --allow-dedup-key-change)."),
+            key -> !key.isEmpty() && key.stream().allMatch(FieldPath::isValid), "one or more fields separated by ';', each " + FIELD_PATH);
     public static final ConfigOption<Boolean> ALLOW_DEDUP_KEY_CHANGE = declare(ConfigOptions.key("allow-dedup-key-change").booleanType()
             .defaultValue(false)
             .withDescription("Restore state written under another dedup key (the key fields, as --dedup-key or --request-id-field and"
@@ -241,7 +274,8 @@ public final class DedupJobOptions {
     public static final ConfigOption<String> AVRO_SCHEMA_FILE = declare(ConfigOptions.key("avro-schema-file").stringType().noDefaultValue()
             .withDescription("With --input-format avro (required then): an .avsc file holding the writer schema of every value."
                     + " Read where the options are parsed (the client, or the JobManager) and carried to the TaskManagers in"
-                    + " the job; checked at start against the field options (each must be in the schema, of a usable type)."));
+                    + " the job; checked at start against the field options (each must be in the schema, of a usable type)."),
+            f -> !f.isBlank(), "the path of an .avsc file");
     public static final ConfigOption<AvroWirePrefix> AVRO_WIRE_PREFIX = declare(ConfigOptions.key("avro-wire-prefix")
             .enumType(AvroWirePrefix.class).defaultValue(AvroWirePrefix.NONE)
             .withDescription("With --input-format avro: none (the value is the record alone) or confluent (the schema"
@@ -249,12 +283,14 @@ public final class DedupJobOptions {
                     + " the record is read with --avro-schema-file)."));
     public static final ConfigOption<Integer> AVRO_SCHEMA_ID = declare(ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
             .withDescription("With --avro-wire-prefix confluent: the schema id every value must carry; a value with another"
-                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id."));
+                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id."),
+            id -> id >= 0, "a non-negative schema registry id");
     /** The options that apply to Avro input only: an error with {@code --input-format json}. */
     public static final List<ConfigOption<?>> AVRO_OPTIONS = List.of(AVRO_SCHEMA_FILE, AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID);
 
     public static final ConfigOption<Integer> PARALLELISM = declare(ConfigOptions.key("parallelism").intType().noDefaultValue()
-            .withDescription("Job parallelism. Default: Flink's parallelism.default."));
+            .withDescription("Job parallelism. Default: Flink's parallelism.default."),
+            p -> p >= 1, "a positive parallelism");
     public static final ConfigOption<StateBackendType> STATE_BACKEND = declare(ConfigOptions.key("state-backend")
             .enumType(StateBackendType.class).defaultValue(StateBackendType.ROCKSDB)
             .withDescription("rocksdb (incremental checkpoints; state larger than memory) or hashmap (state on the heap)."
@@ -262,26 +298,30 @@ public final class DedupJobOptions {
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = declare(ConfigOptions.key("checkpoint-interval").durationType()
             .defaultValue(Duration.ofSeconds(30))
             .withDescription("Checkpoint interval; output becomes visible to read_committed consumers at each checkpoint."
-                    + " Default: Flink's execution.checkpointing.interval if set, else 30s."));
+                    + " Default: Flink's execution.checkpointing.interval if set, else 30s."),
+            d -> d.toMillis() >= 1000, "at least 1s");
     public static final ConfigOption<String> CHECKPOINT_DIR = declare(ConfigOptions.key("checkpoint-dir").stringType().noDefaultValue()
             .withDescription("Checkpoint directory URI (file://, s3://, ...). Default: Flink's execution.checkpointing.dir."));
     public static final ConfigOption<DeliveryGuarantee> DELIVERY = declare(ConfigOptions.key("delivery").enumType(DeliveryGuarantee.class)
             .defaultValue(DeliveryGuarantee.EXACTLY_ONCE)
-            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once."));
+            .withDescription("exactly-once (Kafka transactions committed on checkpoints) or at-least-once."),
+            d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");
     public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = declare(ConfigOptions.key("transactional-id-prefix").stringType()
             .noDefaultValue()
             .withDescription("Prefix of the sinks' Kafka transactional ids. Unique per job on a Kafka cluster: a job started with"
                     + " the prefix of another aborts that job's open transactions, losing their records. Stable across restarts:"
                     + " a restart under another prefix leaves the previous run's open transaction in place, and read_committed"
                     + " consumers wait behind it until --transaction-timeout. Default: the same as --group-id's, "
-                    + JobIdentity.describeDerivation() + "."));
+                    + JobIdentity.describeDerivation() + "."),
+            p -> !p.isBlank(), "a non-blank prefix");
     public static final ConfigOption<Duration> TRANSACTION_TIMEOUT = declare(ConfigOptions.key("transaction-timeout").durationType()
             .defaultValue(Duration.ofMinutes(15))
             .withDescription("Kafka transaction timeout of the exactly-once sinks: at least twice the checkpoint interval, at most"
                     + " the brokers' transaction.max.timeout.ms (15 min by default). It bounds the longest safe outage: the output"
                     + " of the last checkpoint before a failure is committed only after the restart, and the brokers abort it"
                     + " (the records are lost) once it is older than this. The start-up log and the longestSafeOutageMs metric"
-                    + " give the bound."));
+                    + " give the bound."),
+            d -> d.toMillis() > 0, "a positive duration");
 
     /**
      * Every option, in the order of {@code --help}: the order of the declarations above, each made through {@link
@@ -309,52 +349,7 @@ public final class DedupJobOptions {
         }
     }
 
-    private static final Map<String, Rule<?>> RULES = new LinkedHashMap<>();
 
-    /** What a field option takes ({@link FieldPath}). */
-    private static final String FIELD_PATH = "a top-level JSON field name, or a JSON Pointer into objects such as /imp/requestId"
-            + " (no empty token; '~' only as ~0 or ~1)";
-
-    static {
-        rule(FPP, p -> p > 0 && p < 0.5, "a rate in (0, 0.5), e.g. 0.001");
-        rule(CAPACITY, c -> c > 0, "a positive number of impressions per bucket");
-        rule(BUCKET_SIZE, TimeBuckets::isBucketSize, "a duration of at least 1min that divides a day or is whole days, e.g. 1d");
-        rule(RETENTION, d -> d.toMillis() > 0, "a positive duration, e.g. 2d");
-        rule(ALLOWED_LATENESS, d -> !d.isNegative(), "a non-negative duration, e.g. 1d (0: nothing behind the watermark is deduplicated)");
-        rule(ZONE, DedupJobOptions::isZone, "a time zone id such as UTC, +02:00 or Europe/Paris");
-        rule(FINGERPRINT_SECRET_FILE, f -> !f.isBlank(), "the path of a file holding 16 to 1024 bytes of secret");
-        rule(SHARD_STATE_CAP, c -> c > 0, "a positive multiple of a shard's planned state, e.g. 8");
-        rule(KEY_BITS, b -> b >= FingerprintScheme.MIN_KEY_BITS && b <= FingerprintScheme.MAX_KEY_BITS, "an integer in [32, 128]");
-        rule(MAX_PARALLELISM, p -> p >= 1 && p <= 32768, "an integer in [1, 32768]");
-        rule(SHARDS, s -> s >= 1, "a positive number of shards");
-        rule(PAGE_BYTES, b -> b >= 64 && b <= 65536 && Integer.bitCount(b) == 1, "a power of two in [64, 65536]");
-        rule(PAGE_CACHE_BYTES, b -> b.getBytes() < (1L << 40), "a heap size such as 64mb, or 0 to turn the cache off");
-        rule(STATE_TTL, d -> !d.isNegative(), "a duration, or 0 to disable");
-        rule(MAX_OUT_OF_ORDERNESS, d -> !d.isNegative(), "a non-negative duration, e.g. 5min");
-        rule(IDLENESS, d -> d.toMillis() > 0, "a positive duration, e.g. 1min");
-        rule(MAX_FUTURE_SKEW, d -> !d.isNegative(), "a non-negative duration, e.g. 1h");
-        rule(MIN_EVENT_TIME, DedupJobOptions::isInstant, "an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
-        rule(MAX_RECORD_BYTES, b -> b > 0, "a positive number of bytes");
-        rule(MAX_HEADERS, h -> h >= 0 && h <= RawKafkaRecord.MAX_ADMITTED_HEADERS,
-                "an integer in [0, " + RawKafkaRecord.MAX_ADMITTED_HEADERS + "] (the record format carries at most "
-                        + RawKafkaRecord.MAX_HEADERS + " headers, some kept for the job's own)");
-        rule(REQUEST_ID_FIELD, FieldPath::isValid, FIELD_PATH);
-        rule(AD_ID_FIELD, FieldPath::isValid, FIELD_PATH);
-        rule(TIMESTAMP_FIELD, FieldPath::isValid, FIELD_PATH);
-        rule(DEDUP_KEY, key -> !key.isEmpty() && key.stream().allMatch(FieldPath::isValid), "one or more fields separated by ';', each "
-                + FIELD_PATH);
-        rule(AVRO_SCHEMA_FILE, f -> !f.isBlank(), "the path of an .avsc file");
-        rule(AVRO_SCHEMA_ID, id -> id >= 0, "a non-negative schema registry id");
-        rule(PARALLELISM, p -> p >= 1, "a positive parallelism");
-        rule(CHECKPOINT_INTERVAL, d -> d.toMillis() >= 1000, "at least 1s");
-        rule(DELIVERY, d -> d != DeliveryGuarantee.NONE, "exactly-once or at-least-once");
-        rule(GROUP_ID, g -> !g.isBlank(), "a non-blank consumer group id");
-        rule(TRANSACTIONAL_ID_PREFIX, p -> !p.isBlank(), "a non-blank prefix");
-        rule(TRANSACTION_TIMEOUT, d -> d.toMillis() > 0, "a positive duration");
-        rule(BOOTSTRAP_SERVERS, s -> !s.isBlank(), "host:port[,host:port...]");
-        rule(STATS_TOPIC, t -> !t.isBlank(), "a Kafka topic name");
-        rule(STATS_DELAY, d -> !d.isNegative(), "a non-negative duration, e.g. 0 or 2h");
-    }
 
     private DedupJobOptions() {}
 
@@ -364,8 +359,10 @@ public final class DedupJobOptions {
         return option;
     }
 
-    private static <T> void rule(ConfigOption<T> option, Predicate<T> valid, String expected) {
+    /** Declares {@code option} with the rule its value (given or default) must meet: {@code valid}, said as {@code expected}. */
+    private static <T> ConfigOption<T> declare(ConfigOption<T> option, Predicate<T> valid, String expected) {
         RULES.put(option.key(), new Rule<>(option, valid, expected));
+        return declare(option);
     }
 
     /** The rule of {@code option}, or {@code null}. */

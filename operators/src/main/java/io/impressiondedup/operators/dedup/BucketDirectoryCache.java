@@ -3,6 +3,9 @@ package io.impressiondedup.operators.dedup;
 import io.impressiondedup.state.BucketFilters;
 import java.util.function.IntConsumer;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
 /**
  * The bucket directory of every shard of one subtask, held on the heap in front of its keyed state.
@@ -49,6 +52,16 @@ final class BucketDirectoryCache {
     /** Puts a directory read from state at restore (a copy is kept). */
     void restore(int shard, BucketFilters stored) {
         directories[shard] = stored.copy();
+    }
+
+    /** Puts every directory of {@code backend}'s state at restore, each under the shard of its key. */
+    void restoreAll(KeyedStateBackend<Integer> backend, ShardKeys shardKeys) throws Exception {
+        backend.applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.directory(), (key, stored) -> {
+            BucketFilters restored = stored.value();
+            if (restored != null) {
+                restore(shardKeys.shardOf(key), restored);
+            }
+        });
     }
 
     /** The directory of {@code shard} (loaded from state on first use, or new); its key must be current. */

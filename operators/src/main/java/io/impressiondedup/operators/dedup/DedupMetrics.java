@@ -128,8 +128,12 @@ final class DedupMetrics {
         return liveBuckets;
     }
 
-    /** Recomputes the gauges from the shards' directories ({@link FilterStatistics}); call on the task thread. */
-    void updateGauges(BucketFilters[] directories) {
+    /**
+     * Recomputes the gauges from the shards' directories ({@link FilterStatistics}) and the heap the page cache holds;
+     * call on the task thread.
+     */
+    void updateGauges(BucketFilters[] directories, long pageCacheHeldBytes) {
+        pageCacheBytes = pageCacheHeldBytes;
         FilterStatistics statistics = FilterStatistics.of(directories);
         liveBuckets = statistics.liveBuckets();
         bloomBytes = statistics.bloomBytes();
@@ -137,5 +141,14 @@ final class DedupMetrics {
         fingerprints = statistics.fingerprints();
         maxFillRatio = statistics.maxFillRatio();
         estimatedFpp = statistics.worstShardEstimatedFpp();
+    }
+
+    /** The subtask's share of the account, as the operator logs it at every checkpoint and at the end of input. */
+    String share() {
+        return String.format(java.util.Locale.ROOT,
+                "records-in %d = unique %d + duplicates %d + late %d (late duplicates %d); %d live shard-buckets, %d filter expansions,"
+                        + " %d capped insertions",
+                recordsIn.getCount(), unique.count(), duplicates.count(), late.count(), lateDuplicates.count(), liveBuckets(),
+                filterExpansions.getCount(), cappedInsertions.getCount());
     }
 }

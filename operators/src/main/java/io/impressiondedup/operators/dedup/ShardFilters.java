@@ -27,6 +27,19 @@ import io.impressiondedup.state.time.TimeBuckets;
  * hash a record alike (the probe hashes of its bucket's scheme): a Bloom filter probes with h1 and h2, the
  * fingerprint store takes its page from h1 and its value from h2 ({@link FingerprintStoreSizing}).
  *
+ * <p><b>Shard state cap.</b> A bucket over its planned capacity grows, keeping the FPP (a Bloom filter adds a layer,
+ * {@link ScalableBloomFilter}; a fingerprint part opens a band, {@code FingerprintPart}), until the growth of all of its
+ * shard's buckets together would exceed the shard's growth allowance: the shard state cap ({@code --shard-state-cap}, 8x
+ * the shard's planned state by default) less its planned state ({@link DedupPlan#shardGrowthAllowanceBytes()}; in the
+ * fingerprint format less one more planned state, kept for the overflow sections: {@code
+ * FingerprintStoreSizing#shardGrowthAllowanceBytes}). Past it <b>the shard trades FPP for memory</b>: its Bloom filters
+ * add no layer and their newest layer over-fills; its fingerprint buckets open no band and take further values in their
+ * overflow sections, which never grow past the bucket's planned state. Unique impressions of that shard are then
+ * wrongly dropped at a rate above the configured FPP, rising with every further insert (the {@code estimated-fpp} gauge
+ * shows it), while every other shard keeps its FPP and the job's memory stays bounded. Without the cap one request id
+ * with millions of ad ids (all its ads share a shard) grows one bucket without bound. Each capped insert is counted
+ * ({@code capped-insertions}); the first one of each shard and bucket is logged as a warning ({@link FilterGrowthWarnings}).
+ *
  * <p>Per record: {@link #beginRecord} with the impression's digest and both ad-id hashes, then {@link
  * #bucketHolding} and, on a miss, {@link #insert}. Probe hashes are computed once per fingerprint
  * scheme (the filters of one job share one, but for Bloom filters of format v1, restored from state v1-v3, whose

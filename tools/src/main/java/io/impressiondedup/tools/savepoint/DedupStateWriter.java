@@ -3,11 +3,10 @@ package io.impressiondedup.tools.savepoint;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 
 import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.operators.dedup.RestoreContract;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
-import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -18,8 +17,8 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 /**
  * Writes the dedup operator's state into a new savepoint, keyed by shard key: the keyed state of
  * {@link DedupStateLayout} (subclasses fill {@link #directory}, {@link #pages} and {@link #fingerprintPages} for the current shard)
- * and its operator state (shard count, fingerprint check value, lateness watermark), which every
- * subtask writes alike, as the job's subtasks do.
+ * and its operator state ({@link RestoreContract#write}: shard count, fingerprint check value, lateness watermark,
+ * dedup key, time options), which every subtask writes alike, as the job's subtasks do.
  *
  * <p>No timers are written: the operator registers each restored bucket's timers itself.
  */
@@ -70,23 +69,8 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        ListState<Integer> shardCount = context.getOperatorStateStore().getUnionListState(DedupStateLayout.shardCount());
-        shardCount.update(List.of(shards));
-        if (fingerprintCheck != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.fingerprintCheck()).update(List.of(fingerprintCheck));
-        }
-        if (latenessWatermark != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.latenessWatermark()).update(List.of(latenessWatermark));
-        }
-        if (dedupKey != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.dedupKey()).update(List.of(dedupKey));
-        }
-        if (timeOptions != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.timeOptions()).update(List.of(timeOptions));
-        }
-        if (lateBefore != null) {
-            context.getOperatorStateStore().getUnionListState(DedupStateLayout.lateBefore()).update(List.of(lateBefore));
-        }
+        RestoreContract.write(context.getOperatorStateStore(), shards, fingerprintCheck, latenessWatermark, dedupKey, timeOptions,
+                lateBefore);
     }
 
     @Override
