@@ -32,6 +32,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three simulated days of event time at a steady rate, on a real cluster with one TaskManager JVM (so
@@ -66,6 +69,8 @@ import org.junit.jupiter.api.Test;
  * loaded machine the first simulated day then shows state growing until the partition is declared idle,
  * and shrinking back once it is; the checks look at the days after.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(OwnCluster.LANE)
 class SoakIT {
 
     static final int HOURS = 72;
