@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
-import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 import io.impressiondedup.job.io.parsing.JsonImpressionParser;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.operators.model.ParsedRecord;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
-import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 import io.impressiondedup.job.io.kafka.KafkaRecords;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;

@@ -1,7 +1,7 @@
 package io.impressiondedup.tools.bootstrap;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.time.Instant;

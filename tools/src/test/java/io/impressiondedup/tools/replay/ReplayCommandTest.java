@@ -3,7 +3,7 @@ package io.impressiondedup.tools.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.parsing.ImpressionDeserializationSchema;
+import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 import io.impressiondedup.job.io.kafka.KafkaRecords;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;

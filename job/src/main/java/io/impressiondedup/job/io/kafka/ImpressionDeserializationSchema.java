@@ -1,7 +1,8 @@
-package io.impressiondedup.job.io.parsing;
+package io.impressiondedup.job.io.kafka;
 
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.ParserSettings;
+import io.impressiondedup.job.io.parsing.RecordParser;
 
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
@@ -14,8 +15,6 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
-import io.impressiondedup.job.io.kafka.NativeLz4;
 
 /**
  * Parses each Kafka record at the source into a {@link ParsedRecord}, with the parser of the input format

@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io.parsing;
+package io.impressiondedup.job.io.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
