@@ -182,8 +182,8 @@ public final class DedupJobOptions {
                     + " at 80% and 210 against 450 at plan (the plan command prints both for a plan); or pick fingerprints with a"
                     + " lower --fpp (see --fpp). It applies to buckets created from now on: a restore"
                     + " with the other format keeps each restored bucket in its own format until it expires, so a switch either"
-                    + " way needs no migration. State holding fingerprint buckets cannot be restored by a release before this"
-                    + " option (it fails naming the bucket-filters format version 3)."));
+                    + " way needs no migration. State holding fingerprint buckets is bucket-filters format version 3 or later: a"
+                    + " job that reads versions 1 and 2 only refuses it, naming the version."));
     public static final ConfigOption<Duration> STATE_TTL = declare(ConfigOptions.key("state-ttl").durationType().noDefaultValue()
             .withDescription("Processing-time safety TTL: a bucket is dropped this long after its creation if the"
                     + " watermark has not expired it (a watermark that stopped); 0 disables. Default: retention + allowed"

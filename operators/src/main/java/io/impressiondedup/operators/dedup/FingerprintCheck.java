@@ -16,22 +16,22 @@ final class FingerprintCheck {
     /**
      * Fails naming {@code --fingerprint-secret-file} unless every restored check value is {@code configured}'s
      * ({@link FingerprintSecret#NO_SECRET} for none; no value restored means none): equal to it, or check value v1 of
-     * the same secret, which state v2 and v3 hold ({@link FingerprintSecret#checkValueOfLegacy} gives its v2: derived
+     * the same secret, which state v2 and v3 hold ({@link FingerprintSecret#checkValueV2Of} gives its v2: derived
      * once per distinct value, a fraction of a second). The caller then records {@code configured}, so such state holds
      * check value v2 from its next checkpoint on.
      */
     static void verify(Iterable<Long> restored, long configured) {
         long written = FingerprintSecret.NO_SECRET;
         boolean allMatch = true;
-        long legacyOfConfigured = FingerprintSecret.NO_SECRET;
+        long v1OfConfigured = FingerprintSecret.NO_SECRET;
         for (Long value : restored) {
             written = value;
-            if (value == configured || (legacyOfConfigured != FingerprintSecret.NO_SECRET && value == legacyOfConfigured)) {
+            if (value == configured || (v1OfConfigured != FingerprintSecret.NO_SECRET && value == v1OfConfigured)) {
                 continue;
             }
             if (configured != FingerprintSecret.NO_SECRET && value != FingerprintSecret.NO_SECRET
-                    && FingerprintSecret.checkValueOfLegacy(value) == configured) {
-                legacyOfConfigured = value;
+                    && FingerprintSecret.checkValueV2Of(value) == configured) {
+                v1OfConfigured = value;
                 continue;
             }
             allMatch = false;

@@ -102,7 +102,7 @@ class GoldenSavepointTest {
         FingerprintSecret other = FingerprintSecret.of("another-secret-of-thirty-two-bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(other.checkValue()), backend, 1, 0, savepoint))
                 .hasStackTraceContaining("written with another fingerprint secret (check value "
-                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.legacyCheckValue()) + ")")
+                        + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.checkValueV1()) + ")")
                 .hasStackTraceContaining("--fingerprint-secret-file");
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(), backend, 1, 0, savepoint))
                 .hasStackTraceContaining("written with a fingerprint secret")
@@ -352,7 +352,7 @@ class GoldenSavepointTest {
         assertThatThrownBy(() -> DedupHarness.open(GoldenStream.settings(other.checkValue()), backend, 1, 0, next))
                 .hasStackTraceContaining("written with another fingerprint secret (check value "
                         + FingerprintSecret.describeCheckValue(GoldenStream.SECRET.checkValue()) + ")");
-        assertThat(GoldenStream.SECRET.checkValue()).isNotEqualTo(GoldenStream.SECRET.legacyCheckValue());
+        assertThat(GoldenStream.SECRET.checkValue()).isNotEqualTo(GoldenStream.SECRET.checkValueV1());
     }
 
     /** The golden key's fields moved into an object: the same values, another description. */

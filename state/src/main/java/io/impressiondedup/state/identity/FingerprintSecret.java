@@ -41,7 +41,7 @@ import java.util.Arrays;
  * report, so it must not let its holder test guesses of the secret cheaply. <b>Check value v2</b>, which state v4 and
  * later hold, is a slow derivation: PBKDF2-HMAC-SHA256 ({@value #CHECK_ITERATIONS} iterations, the OWASP figure for
  * this PRF) of the 8-byte <b>check value v1</b> (the first 8 bytes of SHA-256("impression-dedup fingerprint check" ||
- * 0x00 || K0), which state v2 and v3 hold; {@link #legacyCheckValue()}), salted with the fixed label {@code
+ * 0x00 || K0), which state v2 and v3 hold; {@link #checkValueV1()}), salted with the fixed label {@code
  * "impression-dedup fingerprint check v2"}; its first 8 bytes, never 0, which is reserved for "no secret". The
  * versions are listed in docs/COMPATIBILITY.md. What a holder of a savepoint can and cannot do:
  *
@@ -59,7 +59,7 @@ import java.util.Arrays;
  * </ul>
  *
  * Because v2 is derived from v1, a restore can accept state holding check value v1 while knowing only the
- * configured v2: a restored value {@code L} is the configured secret's if {@link #checkValueOfLegacy}(L) equals it.
+ * configured v2: a restored value {@code L} is the configured secret's if {@link #checkValueV2Of}(L) equals it.
  * The operator writes v2 from then on. The job derives it
  * once where the file is read (the client, and each source task where it opens), never per record.
  * The secret itself is never logged, printed or kept in state.
@@ -94,11 +94,11 @@ public final class FingerprintSecret {
 
     /** {@code K0 xor ipad}: what the digester absorbs before every request id. */
     private final byte[] innerKeyBlock;
-    private final long legacyCheckValue;
+    private final long checkValueV1;
     /** The SipHash key of ad ids (see the class comment). */
     private final long adIdKey0;
     private final long adIdKey1;
-    /** Check value v2: {@link #checkValueOfLegacy} of check value v1, derived on first use (it is slow); 0 while not yet derived. */
+    /** Check value v2: {@link #checkValueV2Of} of check value v1, derived on first use (it is slow); 0 while not yet derived. */
     private long checkValue;
 
     private FingerprintSecret(byte[] secret) {
@@ -107,7 +107,7 @@ public final class FingerprintSecret {
         for (int i = 0; i < BLOCK_BYTES; i++) {
             innerKeyBlock[i] = (byte) (k0[i] ^ IPAD);
         }
-        this.legacyCheckValue = checkValueOfKeyBlock(k0);
+        this.checkValueV1 = checkValueOfKeyBlock(k0);
         byte[] adIdKey = labelledSha256(AD_ID_KEY_LABEL, k0);
         this.adIdKey0 = littleEndianLong(adIdKey, 0);
         this.adIdKey1 = littleEndianLong(adIdKey, 8);
@@ -164,7 +164,7 @@ public final class FingerprintSecret {
     /** Identifies the secret in state without revealing it; never {@link #NO_SECRET}. Slow the first time (see above). */
     public synchronized long checkValue() {
         if (checkValue == NO_SECRET) {
-            checkValue = checkValueOfLegacy(legacyCheckValue);
+            checkValue = checkValueV2Of(checkValueV1);
         }
         return checkValue;
     }
@@ -173,26 +173,26 @@ public final class FingerprintSecret {
      * Check value v1: the fast, unsalted check value that state v2 and v3 hold; accepted on restore and in {@code
      * inspect}, never written.
      */
-    public long legacyCheckValue() {
-        return legacyCheckValue;
+    public long checkValueV1() {
+        return checkValueV1;
     }
 
     /** Whether state recording {@code written} was written with this secret: its check value v2 or v1. */
     public boolean wroteCheckValue(long written) {
-        return written != NO_SECRET && (written == legacyCheckValue || written == checkValue());
+        return written != NO_SECRET && (written == checkValueV1 || written == checkValue());
     }
 
     /**
      * Check value v2 of the secret whose check value v1 is the argument ({@link #NO_SECRET} for none): what a
      * restore that knows only the configured check value uses to recognise state holding v1.
      */
-    public static long checkValueOfLegacy(long legacy) {
-        if (legacy == NO_SECRET) {
+    public static long checkValueV2Of(long checkValueV1) {
+        if (checkValueV1 == NO_SECRET) {
             return NO_SECRET;
         }
         byte[] password = new byte[8];
         for (int i = 0; i < 8; i++) {
-            password[i] = (byte) (legacy >>> (56 - 8 * i));
+            password[i] = (byte) (checkValueV1 >>> (56 - 8 * i));
         }
         return firstLongNonZero(pbkdf2HmacSha256(password, SLOW_CHECK_LABEL, CHECK_ITERATIONS));
     }
@@ -283,7 +283,7 @@ public final class FingerprintSecret {
 
     @Override
     public int hashCode() {
-        return Long.hashCode(legacyCheckValue);
+        return Long.hashCode(checkValueV1);
     }
 
     /** Never the secret: only its check value. */

@@ -94,13 +94,13 @@ class FingerprintSecretTest {
     void theCheckValueIsTheSlowDerivationOfTheLegacyOneAndBothIdentifyTheSecret() {
         FingerprintSecret a = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
         FingerprintSecret b = FingerprintSecret.of(HEX.replace('9', '8').getBytes(StandardCharsets.US_ASCII));
-        assertThat(a.checkValue()).isEqualTo(FingerprintSecret.checkValueOfLegacy(a.legacyCheckValue()))
-                .isNotEqualTo(a.legacyCheckValue());
+        assertThat(a.checkValue()).isEqualTo(FingerprintSecret.checkValueV2Of(a.checkValueV1()))
+                .isNotEqualTo(a.checkValueV1());
         assertThat(a.wroteCheckValue(a.checkValue())).isTrue();
-        assertThat(a.wroteCheckValue(a.legacyCheckValue())).isTrue();
+        assertThat(a.wroteCheckValue(a.checkValueV1())).isTrue();
         assertThat(a.wroteCheckValue(b.checkValue())).isFalse();
-        assertThat(a.wroteCheckValue(b.legacyCheckValue())).isFalse();
+        assertThat(a.wroteCheckValue(b.checkValueV1())).isFalse();
         assertThat(a.wroteCheckValue(FingerprintSecret.NO_SECRET)).isFalse();
-        assertThat(FingerprintSecret.checkValueOfLegacy(FingerprintSecret.NO_SECRET)).isEqualTo(FingerprintSecret.NO_SECRET);
+        assertThat(FingerprintSecret.checkValueV2Of(FingerprintSecret.NO_SECRET)).isEqualTo(FingerprintSecret.NO_SECRET);
     }
 }

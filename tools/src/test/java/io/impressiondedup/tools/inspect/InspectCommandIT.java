@@ -173,7 +173,7 @@ class InspectCommandIT {
         for (int i = 0; i < 50; i++) {
             unkeyed.insert("req-" + i, "ad", t);
         }
-        String legacy = unkeyed.write(Files.createDirectory(dir.resolve("legacy")), 8, secret.legacyCheckValue(), t);
+        String legacy = unkeyed.write(Files.createDirectory(dir.resolve("legacy")), 8, secret.checkValueV1(), t);
         List<String> legacyQuery = new java.util.ArrayList<>(query);
         legacyQuery.set(1, legacy);
         assertThat(inspect(with(legacyQuery, "--fingerprint-secret-file", secretFile.toString())).verdicts()).containsExactly("DUPLICATE " + D);
