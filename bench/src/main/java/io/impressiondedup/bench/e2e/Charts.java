@@ -36,13 +36,41 @@ final class Charts {
         save(chart, file);
     }
 
+    /**
+     * Bars side by side in each category, one colour per series (each series has a value per category, null for
+     * none), an x-axis title and a value label on each bar.
+     */
+    static void groupedBars(Path file, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, List<Double>> series) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH + 300).height(HEIGHT + 120).title(title).xAxisTitle(xTitle)
+                .yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setXAxisLabelRotation(30);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsRotation(90);
+        chart.getStyler().setDecimalPattern("0.00");
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        series.forEach((name, values) -> chart.addSeries(name, categories, values));
+        save(chart, file);
+    }
+
     /** One line per series; each series is {x[], y[]}. */
     static void lines(Path file, String title, String xTitle, String yTitle, Map<String, double[][]> series, boolean logX, boolean logY)
             throws IOException {
+        lines(file, title, xTitle, yTitle, series, logX, logY, null, null, Styler.LegendPosition.InsideNW);
+    }
+
+    /** The same with the y axis from yMin to yMax (null: from the data) and the legend where given. */
+    static void lines(Path file, String title, String xTitle, String yTitle, Map<String, double[][]> series, boolean logX, boolean logY,
+            Double yMin, Double yMax, Styler.LegendPosition legend) throws IOException {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setLegendPosition(legend);
         chart.getStyler().setXAxisLogarithmic(logX);
         chart.getStyler().setYAxisLogarithmic(logY);
+        chart.getStyler().setYAxisMin(yMin);
+        chart.getStyler().setYAxisMax(yMax);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         series.forEach((name, xy) -> chart.addSeries(name, xy[0], xy[1]));
         save(chart, file);
