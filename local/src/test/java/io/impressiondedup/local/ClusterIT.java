@@ -35,22 +35,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The job on a real Flink standalone cluster, driven by the scripts users run ({@code
  * deploy/local/cluster.sh}, {@code deploy/local/job.sh}): separate JobManager and TaskManager JVMs,
- * a Kafka broker, the shaded {@code dedup-job.jar} submitted through the REST API. The cluster is its own, in the lane of
- * the ITs that run beside the shared cluster's ({@link OwnCluster}).
+ * a Kafka broker, the shaded {@code dedup-job.jar} submitted through the REST API. The cluster is the one the state
+ * tools' ITs share ({@link SharedCluster}), which also checks that stopping it leaves no process behind, even with the
+ * pid files gone as after a failed run.
  *
  * <p>Submit at parallelism 2 and process a first third of the stream; stop with a savepoint; add
  * the second third (with copies of impressions from the first); resume from the savepoint at
@@ -66,8 +64,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(OwnCluster.LANE)
+@ExtendWith(SharedCluster.class)
 class ClusterIT {
 
     static final double FPP = 0.001;
@@ -80,17 +77,10 @@ class ClusterIT {
     private String bootstrap;
 
     @BeforeAll
-    void startCluster() throws Exception {
-        cluster = StandaloneCluster.start("cluster-it", 2);
+    void useTheSharedCluster() {
+        cluster = SharedCluster.cluster();
         runDir = cluster.runDir();
         bootstrap = cluster.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     /**

@@ -12,11 +12,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One real standalone cluster (Kafka, a JobManager, two TaskManagers of two slots each) shared by the ITs that only
- * submit jobs to it: the state tools' ITs and {@link SessionClusterMetaspaceIT}, among others ({@code
- * @ExtendWith(SharedCluster.class)}, then {@link #cluster()}). The first of them starts it; it is stopped when the test
- * run ends, so they pay for one start-up instead of one each. An IT that kills the broker or breaks the cluster's
- * storage ({@link FaultsIT}), measures one TaskManager's files and heap ({@link SoakIT}), or runs long enough to take a
- * lane of its own beside these ({@link ClusterIT}), keeps a cluster of its own ({@link OwnCluster}).
+ * submit jobs to it: {@link ClusterIT}, the state tools' ITs and {@link SessionClusterMetaspaceIT} ({@code
+ * @ExtendWith(SharedCluster.class)}, then {@link #cluster()}). The first of them starts it; it is stopped when the test run ends, so they pay for one start-up instead
+ * of one each. An IT that kills the broker or breaks the cluster's storage ({@link FaultsIT}), or measures one
+ * TaskManager's files and heap ({@link SoakIT}), keeps a cluster of its own.
  *
  * <p>The ITs meet on it in any order, so each one uses topics, consumer groups, transactional ids and files of its own
  * names, reads the logs only from where its job starts, and ends every job it starts: after each IT class, a job still
