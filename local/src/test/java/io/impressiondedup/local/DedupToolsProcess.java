@@ -40,7 +40,7 @@ final class DedupToolsProcess {
         Path err = tmp.resolve("stderr");
         try {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx1g", System.getProperty("it.cluster.jvm.opts", StandaloneCluster.SHORT_LIVED_JVM), "-Djava.io.tmpdir=" + tmp, "-jar", Repository.toolsJar().toString()));
+                    "-Xmx1g", StandaloneCluster.SHORT_LIVED_JVM, "-Djava.io.tmpdir=" + tmp, "-jar", Repository.toolsJar().toString()));
             command.addAll(args);
             Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             if (!process.waitFor(300, TimeUnit.SECONDS)) {

@@ -70,7 +70,7 @@ final class StandaloneCluster implements AutoCloseable {
         env.put("JM_RPC_PORT", Integer.toString(ports[3]));
         env.put("JAR", Repository.jobJar().toString());
         env.put("FLINK_CONFIG", runDir.resolve("flink-config.yaml").toString());
-        env.put("CLUSTER_JVM_OPTS", System.getProperty("it.cluster.jvm.opts", SHORT_LIVED_JVM));
+        env.put("CLUSTER_JVM_OPTS", SHORT_LIVED_JVM);
     }
 
     /**
