@@ -1,26 +1,23 @@
 package io.impressiondedup.job;
 
-import io.impressiondedup.job.config.DedupJobOptions;
-
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobOptions;
+import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.RocksDbDefaults;
 import io.impressiondedup.job.config.StateBackendType;
-
-import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
-import io.impressiondedup.job.io.checks.KafkaChecks;
 import io.impressiondedup.job.io.checks.BrokerFindings;
+import io.impressiondedup.job.io.checks.KafkaChecks;
 import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
 import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
+import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
 import io.impressiondedup.job.io.kafka.KafkaConnectors;
 import io.impressiondedup.job.io.kafka.ResumableBoundedKafkaSource;
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.operators.dedup.ShardKeySelector;
+import io.impressiondedup.operators.dedup.keys.ShardKeySelector;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.stats.StatsRow;
-import io.impressiondedup.job.config.OptionSources;
-import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -28,6 +25,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;

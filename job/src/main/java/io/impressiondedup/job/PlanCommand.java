@@ -6,7 +6,7 @@ import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.OptionValues;
 import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.operators.dedup.DedupSettings;
-import io.impressiondedup.operators.dedup.PageCacheBudget;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import io.impressiondedup.state.plan.CapacityReport;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.PrintStream;

@@ -1,13 +1,13 @@
 package io.impressiondedup.job;
 
+import io.impressiondedup.operators.dedup.metrics.DeadLetterMetric;
+import io.impressiondedup.operators.dedup.metrics.Tally;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
 import java.util.EnumMap;
 import java.util.Map;
-import io.impressiondedup.operators.dedup.DeadLetterMetric;
-import io.impressiondedup.operators.dedup.Tally;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.metrics.Gauge;

@@ -1,24 +1,22 @@
 package io.impressiondedup.job;
 
-import io.impressiondedup.job.config.DedupJobOptions;
-
-import io.impressiondedup.job.config.DedupJobConfig;
-import io.impressiondedup.operators.dedup.PageCacheBudget;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.StartingOffsets;
 import io.impressiondedup.job.config.StateBackendType;
 import io.impressiondedup.operators.dedup.LatePolicy;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

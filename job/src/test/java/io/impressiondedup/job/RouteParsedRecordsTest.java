@@ -2,7 +2,7 @@ package io.impressiondedup.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.operators.dedup.DeadLetterMetric;
+import io.impressiondedup.operators.dedup.metrics.DeadLetterMetric;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;

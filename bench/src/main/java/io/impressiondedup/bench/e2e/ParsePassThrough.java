@@ -1,8 +1,8 @@
 package io.impressiondedup.bench.e2e;
 
 import io.impressiondedup.job.DedupStage;
+import io.impressiondedup.operators.dedup.keys.ShardKeySelector;
 import io.impressiondedup.operators.model.Impression;
-import io.impressiondedup.operators.dedup.ShardKeySelector;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 

@@ -2,7 +2,7 @@ package io.impressiondedup.bench.operator;
 
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.operators.dedup.DedupSettings;
-import io.impressiondedup.operators.dedup.ShardKeySelector;
+import io.impressiondedup.operators.dedup.keys.ShardKeySelector;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;

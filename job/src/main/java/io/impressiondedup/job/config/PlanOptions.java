@@ -2,7 +2,7 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
-import io.impressiondedup.operators.dedup.PageCacheBudget;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;

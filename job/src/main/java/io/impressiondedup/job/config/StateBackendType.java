@@ -1,6 +1,6 @@
 package io.impressiondedup.job.config;
 
-import io.impressiondedup.operators.dedup.PageCacheBudget;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 
 /** The state backend the job runs on ({@code --state-backend}), by the name Flink's {@code state.backend.type} uses. */
 public enum StateBackendType {

@@ -1,5 +1,7 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import java.util.function.IntConsumer;
 import org.apache.flink.api.common.state.ValueState;

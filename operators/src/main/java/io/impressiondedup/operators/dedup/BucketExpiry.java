@@ -1,5 +1,6 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Duration;
@@ -11,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When the dedup operator drops a bucket, and the timers that say so ({@link DedupStateLayout#EXPIRY_TIMERS}, keyed by
+ * When the dedup operator drops a bucket, and the timers that say so ({@code DedupStateLayout#EXPIRY_TIMERS}, keyed by
  * shard, namespaced by bucket id).
  *
  * <p>Expiry is by event time: a timer at {@link TimeBuckets#expiryOf}, bucket end + retention + allowed lateness, one

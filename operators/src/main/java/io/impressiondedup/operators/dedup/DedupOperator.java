@@ -1,5 +1,11 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
+import io.impressiondedup.operators.dedup.restore.RestoreContract;
+import io.impressiondedup.operators.dedup.store.FormatStores;
+import io.impressiondedup.operators.dedup.store.ShardFilters;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
@@ -8,20 +14,20 @@ import io.impressiondedup.operators.stats.StatsOutcome;
 import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.Insertion;
-import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
-import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.time.TimeBuckets;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -33,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * Drops duplicate impressions with time-bucketed filters held in keyed state: Bloom filters by default, or
  * fingerprint stores ({@link DedupPlan#stateFormat()}, {@code --state-format}; each bucket keeps the format it was
  * created in, {@link ShardFilters}). Keyed by shard
- * ({@link ShardKeySelector}); the first impression of a (request, ad) passes, later copies are dropped.
+ * ({@code ShardKeySelector}); the first impression of a (request, ad) passes, later copies are dropped.
  *
  * <p><b>Per record</b> (the rules are {@link TimeBuckets}'s, numbered there). The record is checked
  * against each live bucket of its shard that can hold a copy within the retention ({@code [t -
@@ -47,12 +53,12 @@ import org.slf4j.LoggerFactory;
  * Duplicates are not inserted, so the retention runs from the first occurrence.
  *
  * <p><b>State layout</b> ({@link DedupStateLayout} names it). Per shard: a {@code ValueState<BucketFilters>} with each
- * live bucket's metadata (a few dozen bytes per bucket), and its pages ({@link ShardPageStores}).
+ * live bucket's metadata (a few dozen bytes per bucket), and its pages ({@link FormatStores}: one store per state format).
  *
  * <p><b>Caches.</b> The bucket directory of each shard is needed by every record and changes with every unique
- * one, so it is cached on the heap ({@link BucketDirectoryCache}), and so are pages ({@link ShardPageStores}): written
- * back to keyed state in {@link #prepareSnapshotPreBarrier}, before any barrier leaves the operator, and when the input
- * ends; on restore the directory cache is rebuilt from state.
+ * one, so it is cached on the heap ({@link BucketDirectoryCache}), and so are pages ({@link FormatStores}): the directories are
+ * written back before any barrier leaves the operator, the pages (or their journal) as the snapshot is taken, and all of
+ * them when the input ends; on restore the directory cache is rebuilt from state and the page journals redone.
  *
  * <p><b>Lateness.</b> A record is late ({@link TimeBuckets#isLate}) against the higher of Flink's watermark and the
  * watermark this operator had reached at its last checkpoint, kept by the {@link RestoreContract} with what else a
@@ -62,9 +68,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Time.</b> A bucket expires by event time, at {@link TimeBuckets#expiryOf}, or by a processing-time safety
  * timer if the watermark ever stops ({@link BucketExpiry}).
  *
- * <p><b>Shard state cap.</b> A bucket over its plan grows, keeping the FPP, until its shard reaches {@code
- * --shard-state-cap}; past it the shard trades FPP for memory ({@link ShardFilters} says how). Each capped insert is
- * counted ({@code capped-insertions}); the first of each shard and bucket is logged ({@link FilterGrowthWarnings}).
+ * <p><b>Shard state cap.</b> Past {@code --shard-state-cap} a shard trades FPP for memory ({@link ShardFilters} says how;
+ * {@link FilterGrowthWarnings} counts and logs it).
  */
 public final class DedupOperator extends AbstractStreamOperator<Impression>
         implements OneInputStreamOperator<Impression, Impression>, Triggerable<Integer, Long> {
@@ -86,10 +91,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
      */
     public static final OutputTag<RecordOutcome> OUTCOMES = new OutputTag<>("dedup-outcomes", RecordOutcome.TYPE_INFO);
 
-    /**
-     * Job accumulators (live in the REST API, final in the job result) for the job-level account; each
-     * is also a metric of the same name and the same count ({@link Tally}).
-     */
+    /** Job accumulators (REST API, job result), each also a metric of the same name and count ({@code Tally}). */
     public static final String ACCUMULATOR_UNIQUE = DedupMetrics.UNIQUE;
     public static final String ACCUMULATOR_DUPLICATES = DedupMetrics.DUPLICATES;
     public static final String ACCUMULATOR_LATE = DedupMetrics.LATE;
@@ -105,10 +107,8 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     private transient TimeBuckets buckets;
     private transient DedupPlan plan;
     private transient ValueState<BucketFilters> directoryState;
-    private transient MapState<Long, PageGroup> pageState;
-    private transient MapState<Long, FingerprintPage> fingerprintPageState;
     /** Both formats' pages of the subtask's shards, through the page cache. */
-    private transient ShardPageStores pageStores;
+    private transient FormatStores pageStores;
     /** The expiry and safety timers of the buckets. */
     private transient BucketExpiry expiry;
     /** The operator-state entries: checked on restore, rewritten at each snapshot. */
@@ -134,8 +134,6 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         buckets = plan.timeBuckets().copy();
 
         directoryState = getPartitionedState(DedupStateLayout.directory());
-        pageState = getPartitionedState(DedupStateLayout.pages());
-        fingerprintPageState = getPartitionedState(DedupStateLayout.fingerprintPages());
 
         restore = RestoreContract.restore(context.getOperatorStateStore(), context.isRestored(), settings, plan, buckets);
         shardFilters = new ShardFilters(plan);
@@ -144,7 +142,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        restore.snapshot(latenessWatermark());
+        restore.snapshot(latenessWatermark(), pageStores.journaledShards());
     }
 
     /** The watermark lateness is judged against (see the class comment). */
@@ -159,14 +157,15 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         expiry = new BucketExpiry(getInternalTimerService(DedupStateLayout.EXPIRY_TIMERS, LongSerializer.INSTANCE, this), buckets,
                 settings.stateTtl(), metrics);
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
-        directories = new BucketDirectoryCache(directoryState, plan.shards(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
-        pageStores = ShardPageStores.open(pageState, fingerprintPageState, plan, settings.pageCacheBudget(),
-                getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration(), shard -> setCurrentKey(shardKeys.keyOf(shard)),
-                !getKeyedStateBackend().isSafeToReuseKVState(), metrics);
-        growthWarnings = new FilterGrowthWarnings(plan, buckets, metrics.filterExpansions, metrics.cappedInsertions);
+        directories = new BucketDirectoryCache(directoryState, plan.shards(), this::selectShard);
+        pageStores = FormatStores.open(getPartitionedState(DedupStateLayout.pages()), getPartitionedState(DedupStateLayout.fingerprintPages()),
+                getPartitionedState(DedupStateLayout.pageJournal()), plan, settings.pageCacheBudget(), getContainingTask().getEnvironment()
+                .getTaskManagerInfo().getConfiguration(), this::selectShard, !getKeyedStateBackend().isSafeToReuseKVState(), metrics);
+        growthWarnings = new FilterGrowthWarnings(LOG, buckets, metrics.filterExpansions, metrics.cappedInsertions);
         directories.restoreAll(getKeyedStateBackend(), shardKeys);
         Object currentKey = getCurrentKey();
-        expiry.restored(directories.directories(), shard -> setCurrentKey(shardKeys.keyOf(shard)));
+        pageStores.replayJournals(getKeyedStateBackend(), shardKeys, directories::get); // after the directories
+        expiry.restored(directories.directories(), this::selectShard);
         if (currentKey != null) {
             setCurrentKey(currentKey);
         }
@@ -189,7 +188,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         pageStores.beginRecord(shard);
 
         // A late record is checked against live buckets only (TimeBuckets rule 5).
-        if (shardFilters.bucketHolding(directory, pageStores.pages(), pageStores.fingerprintPages(), eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
+        if (shardFilters.bucketHolding(directory, pageStores, eventTime, late, watermark) != TimeBuckets.NO_BUCKET) {
             metrics.duplicates.inc();
             if (late) {
                 metrics.lateDuplicates.inc();
@@ -252,19 +251,14 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
      * the timers of a filter it creates.
      */
     private void insert(int shard, BucketFilters directory, long bucket) throws Exception {
-        Insertion insertion = shardFilters.insert(directory, pageStores.pages(), pageStores.fingerprintPages(), bucket);
+        Insertion insertion = shardFilters.insert(directory, pageStores, bucket);
         if (shardFilters.createdFilter()) {
             expiry.created(bucket);
         }
         switch (insertion) {
-            case GREW:
-                growthWarnings.grew(shard, bucket, directory.get(bucket));
-                break;
-            case OVER_FILLED:
-                growthWarnings.insertedPastCap(shard, bucket, directory.get(bucket));
-                break;
-            default:
-                break;
+            case GREW -> growthWarnings.grew(shard, bucket, directory.get(bucket), pageStores);
+            case OVER_FILLED -> growthWarnings.insertedPastCap(shard, bucket, directory.get(bucket), pageStores);
+            default -> { }
         }
         directories.markChanged(shard);
     }
@@ -316,8 +310,20 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        flushCaches();
+        directories.flush();
         updateGauges();
+    }
+
+    /** The changed pages, or their journal, to keyed state before the snapshot is taken: a savepoint gets every page. */
+    @Override
+    public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
+            CheckpointStreamFactory factory) throws Exception {
+        metrics.pageGroupsFlushed = pageStores.snapshot(options.getCheckpointType().isSavepoint(), this::selectShard);
+        return super.snapshotState(checkpointId, timestamp, options, factory);
+    }
+
+    private void selectShard(int shard) {
+        setCurrentKey(shardKeys.keyOf(shard));
     }
 
     /** Recomputes the gauges on the task thread: the directories' figures and the page cache's bytes. */
@@ -325,21 +331,17 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         metrics.updateGauges(directories.directories(), pageStores.heldBytes());
     }
 
-    /** Writes the cached directories and dirty page groups back to keyed state: before a barrier, and at end of input. */
-    private void flushCaches() throws Exception {
-        directories.flush();
-        metrics.pageGroupsFlushed = pageStores.flush();
-    }
-
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        LOG.info("Checkpoint {}, dedup subtask {}: {}", checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share());
+        LOG.info("Checkpoint {}, dedup subtask {}: {}{}", checkpointId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                metrics.share(), pageStores.journaled() ? "; " + pageStores.lastCheckpoint() : "");
     }
 
     @Override
     public void finish() throws Exception {
-        flushCaches();
+        directories.flush(); // the input has ended: every page to state, no journal left
+        metrics.pageGroupsFlushed = pageStores.snapshot(true, this::selectShard);
         LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share());
         super.finish();
     }

@@ -2,6 +2,7 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.io.Serializable;
@@ -95,7 +96,7 @@ public final class DedupSettings implements Serializable {
     /**
      * The identity rule's description: the key fields as JSON Pointers joined by {@code ;} ({@link
      * #DEFAULT_DEDUP_KEY} by default). The operator keeps it in state and refuses a restore whose state was
-     * written under another key ({@link DedupKeyCheck}), unless {@link #allowDedupKeyChange()}.
+     * written under another key ({@code DedupKeyCheck}), unless {@link #allowDedupKeyChange()}.
      */
     public String dedupKey() {
         return dedupKey;
@@ -107,7 +108,7 @@ public final class DedupSettings implements Serializable {
     }
 
     /**
-     * Whether a restore may lengthen the retention the state was written under ({@link TimeOptionsCheck}: copies further
+     * Whether a restore may lengthen the retention the state was written under ({@code TimeOptionsCheck}: copies further
      * apart than the old retention, of impressions in buckets it already dropped, pass once).
      */
     public boolean allowRetentionIncrease() {
@@ -127,7 +128,7 @@ public final class DedupSettings implements Serializable {
 
     /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share (the arithmetic is there). */
     public static long pageCacheBytesPerGroup(DedupPlan plan) {
-        return PageCache.bytesPerGroup(plan);
+        return PageCacheBudget.bytesPerGroup(plan);
     }
 
     /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */

@@ -1,12 +1,16 @@
 package io.impressiondedup.operators.dedup;
 
+import io.impressiondedup.operators.dedup.keys.ShardKeySelector;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.metrics.DeadLetterMetric;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.reshape.ShardReshape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +19,11 @@ import java.util.stream.Collectors;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
 import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
@@ -155,9 +161,33 @@ final class DedupHarness implements AutoCloseable {
         return ((Gauge<?>) Objects.requireNonNull(metrics.get(name), name)).getValue();
     }
 
+    /** A checkpoint: its pages may be in a page journal ({@code PageJournal}). */
     OperatorSubtaskState snapshot(long checkpointId) throws Exception {
         harness.prepareSnapshotPreBarrier(checkpointId);
         return harness.snapshot(checkpointId, checkpointId);
+    }
+
+    /** A savepoint: every page written, no journal (what the state tools read). */
+    OperatorSubtaskState savepoint(long checkpointId) throws Exception {
+        harness.prepareSnapshotPreBarrier(checkpointId);
+        return harness.snapshotWithLocalState(checkpointId, checkpointId, SavepointType.savepoint(SavepointFormatType.CANONICAL))
+                .getJobManagerOwnedState();
+    }
+
+    /** Shard keys holding a page journal in keyed state. */
+    long shardsWithJournal() {
+        try (var keys = backend().getKeys(DedupStateLayout.PAGE_JOURNAL, VoidNamespace.INSTANCE)) {
+            return keys.count();
+        }
+    }
+
+    /** Page groups in keyed state, all shards (each shard's key made current in turn). */
+    long storedPageGroups() throws Exception {
+        long groups = 0;
+        for (int key : shardKeysWithState()) {
+            groups += storedPages(key).size();
+        }
+        return groups;
     }
 
     int shardKeyOf(Impression impression) {
@@ -287,6 +317,7 @@ final class DedupHarness implements AutoCloseable {
      * snapshotted with {@code latenessWatermark}, the watermark the tool keeps from the savepoint.
      */
     OperatorSubtaskState reshaped(DedupSettings after, long latenessWatermark) throws Exception {
+        savepoint(Long.MAX_VALUE); // the tool reads savepoints: every page written
         ShardKeys keysBefore = keySelector.shardKeys();
         ShardReshape plan = ShardReshape.plan(settings.plan().shards(), after.plan().shards(), storedDirectories());
         Map<Integer, Map<Long, PageGroup>> newGroups = new java.util.HashMap<>();

@@ -7,14 +7,15 @@ import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
-import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.bloom.PageGroup;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -485,7 +486,7 @@ class DedupOperatorTest {
     }
 
     /**
-     * State the state tools write has no timers (see {@link DedupStateLayout}): the operator registers them again from
+     * State the state tools write has no timers (see {@code DedupStateLayout}): the operator registers them again from
      * the directory on restore, and the restored buckets expire by event time and by the safety TTL as the job's own do.
      */
     @ParameterizedTest

@@ -6,13 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.ExactDedupReference.Verdict;
+import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.bloom.BloomLayer;
+import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -78,7 +80,7 @@ class DifferentialDedupTest {
     /**
      * Named settings: the defaults, the defaults under a fingerprint secret, one shard at FPP 0.1 running about 3.5x over
      * its plan of 120 a day (about 420 unique impressions a day: every filter adds layers, within the shard state cap), hour
-     * buckets, a DST zone with the emit policy; and with the page-group cache ({@link PageCache}) the job uses on
+     * buckets, a DST zone with the emit policy; and with the page-group cache ({@code PageCache}) the job uses on
      * RocksDB, with RocksDB's 256-byte pages: a tiny one of four groups (nearly every access evicts, most of them dirty)
      * and the default 64 MiB (holds everything; only the flushes before barriers reach state).
      */
@@ -106,7 +108,7 @@ class DifferentialDedupTest {
                 .pageCacheBudget(PageCacheBudget.shareOfTaskHeap()).build());
         DedupPlan fingerprintPages = inFormat(variants.get("tiny-cache"), StateFormat.FINGERPRINTS).plan();
         variants.put("fingerprints-tiny-cache", DedupSettings.builder().plan(fingerprintPages)
-                .pageCacheBytes(4 * PageCache.bytesPerFingerprintPage(fingerprintPages)).build());
+                .pageCacheBytes(4 * PageCacheBudget.bytesPerFingerprintPage(fingerprintPages)).build());
         variants.put("fingerprints-default-cache", DedupSettings.builder().plan(fingerprintPages)
                 .pageCacheBudget(PageCacheBudget.shareOfTaskHeap()).build());
         return variants;

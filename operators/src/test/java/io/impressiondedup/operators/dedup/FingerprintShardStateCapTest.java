@@ -6,6 +6,7 @@ import static io.impressiondedup.operators.dedup.TestImpressions.T0;
 import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;

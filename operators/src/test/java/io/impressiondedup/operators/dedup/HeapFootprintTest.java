@@ -4,6 +4,7 @@ import static io.impressiondedup.operators.dedup.TestImpressions.T0;
 import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.bloom.BloomGeometry;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import java.lang.reflect.Field;

@@ -6,6 +6,7 @@ import static io.impressiondedup.operators.dedup.TestImpressions.T0;
 import static io.impressiondedup.operators.dedup.TestImpressions.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.ArrayList;

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The time options are recorded in state ({@link TimeBuckets} rule 7, {@link TimeOptionsCheck}). State written
+ * The time options are recorded in state ({@link TimeBuckets} rule 7, {@code TimeOptionsCheck}). State written
  * with a retention of 1 day and no allowed lateness holds impression A at T0 + 1h in bucket day 0, dropped when the
  * watermark passes T0 + 2 days; the snapshot is taken at T0 + 2 days + 1 h.
  */

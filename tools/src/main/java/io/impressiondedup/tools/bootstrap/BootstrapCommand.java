@@ -7,10 +7,16 @@ import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.ParserOptions;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.config.PlanOptions;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.FingerprintSecretFile;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.tools.ToolArguments;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.ToolOptions;
+import io.impressiondedup.tools.VerbRun;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,12 +33,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import io.impressiondedup.tools.ToolArguments;
-import io.impressiondedup.tools.ToolEnvironment;
-import io.impressiondedup.tools.ToolOptions;
-import io.impressiondedup.tools.VerbRun;
-import io.impressiondedup.tools.savepoint.DedupSavepoint;
-import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
 
 /**
  * {@code bootstrap}: writes a savepoint from a history of impressions, so that a job started from it

@@ -1,6 +1,6 @@
 package io.impressiondedup.tools.bootstrap;
 
-import io.impressiondedup.operators.dedup.DedupStateLayout;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;

@@ -1,13 +1,12 @@
 package io.impressiondedup.tools.bootstrap;
 
-import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
-import io.impressiondedup.operators.dedup.ShardFilters;
+import io.impressiondedup.operators.dedup.store.FormatStores;
+import io.impressiondedup.operators.dedup.store.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
-import org.apache.flink.api.common.functions.OpenContext;
 import io.impressiondedup.tools.savepoint.DedupStateWriter;
+import org.apache.flink.api.common.functions.OpenContext;
 
 /**
  * Writes the impressions of a history into their shards' filters, as the dedup operator inserts unique
@@ -33,8 +32,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryBatch> {
     private final DedupPlan plan;
 
     private transient ShardFilters shardFilters;
-    private transient MapStatePageGroups pageStore;
-    private transient MapStateFingerprintPages fingerprintPageStore;
+    private transient FormatStores stores;
     private transient TimeBuckets buckets;
 
     /**
@@ -52,8 +50,7 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryBatch> {
     public void open(OpenContext openContext) throws Exception {
         super.open(openContext);
         shardFilters = new ShardFilters(plan);
-        pageStore = MapStatePageGroups.cachedWithinShard(pages, PAGE_CACHE_BYTES, plan);
-        fingerprintPageStore = MapStateFingerprintPages.cachedWithinShard(fingerprintPages, PAGE_CACHE_BYTES, plan);
+        stores = FormatStores.cachedWithinShard(pages, fingerprintPages, PAGE_CACHE_BYTES, plan);
         buckets = plan.timeBuckets().copy();
     }
 
@@ -66,18 +63,16 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryBatch> {
         boolean inserted = false;
         for (int i = 0; i < batch.size; i++) {
             shardFilters.beginRecord(batch.digestHigh[i], batch.digestLow[i], batch.adIdHash[i], batch.keyedAdIdHash[i]);
-            pageStore.beginRecord(batch.shard);
-            fingerprintPageStore.beginRecord(batch.shard);
+            stores.beginRecord(batch.shard);
             // No watermark: nothing in a history is late, every bucket it holds is live.
-            if (shardFilters.bucketHolding(shardDirectory, pageStore, fingerprintPageStore, batch.eventTime[i], false, Long.MIN_VALUE)
+            if (shardFilters.bucketHolding(shardDirectory, stores, batch.eventTime[i], false, Long.MIN_VALUE)
                     != TimeBuckets.NO_BUCKET) {
                 continue; // a copy: counted from the written state (DirectoryInsertCount)
             }
-            shardFilters.insert(shardDirectory, pageStore, fingerprintPageStore, buckets.bucketOf(batch.eventTime[i]));
+            shardFilters.insert(shardDirectory, stores, buckets.bucketOf(batch.eventTime[i]));
             inserted = true;
         }
-        pageStore.endShard();
-        fingerprintPageStore.endShard();
+        stores.endShard();
         if (inserted) {
             directory.update(shardDirectory);
         }

@@ -10,7 +10,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Groups the history's impressions into batches of one shard ({@link HistoryBatch}), so that the state writer
  * reads and writes a shard's directory once per batch instead of once per impression, and each of its page
  * groups once per batch however many of the batch's impressions it holds ({@code
- * MapStatePageGroups#cachedWithinShard}). A batch leaves when it is full, and every other one at the end of
+ * FormatStores#cachedWithinShard}). A batch leaves when it is full, and every other one at the end of
  * the input. An impression's batch keeps the order the impressions came in; which copy of an impression a
  * writer meets first was never an order the history kept (see {@link HistoryStateWriter}).
  *

@@ -1,15 +1,20 @@
 package io.impressiondedup.tools.inspect;
 
 import io.impressiondedup.job.config.DedupJobOptions;
-import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.job.config.FingerprintSecretOption;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.OptionValues;
+import io.impressiondedup.job.config.PlanOptions;
 import io.impressiondedup.state.FilterStatistics;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.state.time.TimeBuckets;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.ToolOptions;
+import io.impressiondedup.tools.VerbRun;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,11 +28,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import io.impressiondedup.tools.ToolEnvironment;
-import io.impressiondedup.tools.ToolOptions;
-import io.impressiondedup.tools.VerbRun;
-import io.impressiondedup.tools.savepoint.DedupSavepoint;
-import io.impressiondedup.tools.savepoint.ShardEntry;
 
 /**
  * {@code dedup-tools inspect}: what a savepoint's dedup state holds, and what it would decide.
@@ -196,7 +196,7 @@ public final class InspectCommand {
         DedupSavepoint.Facts facts = savepoint.facts();
         long watermark = facts.latenessWatermark() == null ? Long.MIN_VALUE : facts.latenessWatermark();
         long lateBefore = facts.lateBefore() != null ? facts.lateBefore() : request.buckets.lateBefore(watermark, Long.MIN_VALUE);
-        QueryDecision decision = new QueryDecision(request.buckets, facts.shards(), watermark, lateBefore);
+        QueryDecision decision = new QueryDecision(request.buckets, watermark, lateBefore);
         List<Query> queries = new ArrayList<>();
         ShardInspector inspector;
         if (request.queries()) {
@@ -228,7 +228,7 @@ public final class InspectCommand {
                 });
         for (Query query : queries) {
             if (verdicts[query.index()] == null) { // its shard holds no state at all
-                verdicts[query.index()] = decision.decide(query, null, null, null);
+                verdicts[query.index()] = decision.decide(query, null, null);
             }
         }
         return new InspectReport(savepoint.path(), facts, request.buckets, totals, request.queries() ? null : figures,

@@ -1,9 +1,8 @@
 package io.impressiondedup.tools.inspect;
 
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
-import io.impressiondedup.operators.dedup.ShardFilters;
+import io.impressiondedup.operators.dedup.store.FormatStores;
+import io.impressiondedup.operators.dedup.store.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.time.TimeBuckets;
 
@@ -27,7 +26,6 @@ final class QueryDecision implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
 
     private final TimeBuckets buckets;
-    private final int shards;
     private final long latenessWatermark;
     private final long lateBefore;
     /** The operator's own lookup ({@link ShardFilters#bucketHolding}), made where the decisions are taken. */
@@ -37,28 +35,26 @@ final class QueryDecision implements java.io.Serializable {
      * @param latenessWatermark the saved lateness watermark, {@link Long#MIN_VALUE} if none was saved
      * @param lateBefore the event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), {@link Long#MIN_VALUE} if unknown
      */
-    QueryDecision(TimeBuckets buckets, int shards, long latenessWatermark, long lateBefore) {
+    QueryDecision(TimeBuckets buckets, long latenessWatermark, long lateBefore) {
         this.buckets = buckets;
-        this.shards = shards;
         this.latenessWatermark = latenessWatermark;
         this.lateBefore = lateBefore;
     }
 
     /**
      * The verdict on {@code query} for its shard's {@code directory} ({@code null}: the shard holds no state),
-     * whose Bloom pages {@code pages} and fingerprint pages {@code fingerprintPages} read (the shard's key current).
+     * whose pages {@code stores} read (the shard's key current).
      */
-    QueryVerdict decide(Query query, BucketFilters directory, MapStatePageGroups pages, MapStateFingerprintPages fingerprintPages) {
+    QueryVerdict decide(Query query, BucketFilters directory, FormatStores stores) {
         long t = query.eventTime();
         boolean late = buckets.isLate(t, latenessWatermark, lateBefore);
         if (directory != null) {
             if (filters == null) {
-                filters = ShardFilters.lookupsOnly(buckets, shards);
+                filters = ShardFilters.lookupsOnly(buckets);
             }
-            pages.beginRecord(query.shard());
-            fingerprintPages.beginRecord(query.shard());
+            stores.beginRecord(query.shard());
             filters.beginRecord(query.digestHigh(), query.digestLow(), query.adIdHash(), query.keyedAdIdHash());
-            long bucket = filters.bucketHolding(directory, pages, fingerprintPages, t, late, latenessWatermark);
+            long bucket = filters.bucketHolding(directory, stores, t, late, latenessWatermark);
             if (bucket != TimeBuckets.NO_BUCKET) {
                 return new QueryVerdict(query, QueryVerdict.DUPLICATE, bucket);
             }

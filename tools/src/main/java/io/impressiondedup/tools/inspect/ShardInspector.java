@@ -1,24 +1,24 @@
 package io.impressiondedup.tools.inspect;
 
-import io.impressiondedup.operators.dedup.DedupStateLayout;
-import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
+import io.impressiondedup.operators.dedup.store.FormatStores;
 import io.impressiondedup.state.BucketFilter;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.bloom.BloomBlock;
+import io.impressiondedup.state.bloom.BloomGeometry;
+import io.impressiondedup.state.bloom.BloomLayer;
+import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprints.EliasFanoSection;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
-import java.util.IdentityHashMap;
-import io.impressiondedup.operators.dedup.ShardKeys;
-import io.impressiondedup.state.BucketFilters;
-import io.impressiondedup.state.bloom.PageGroup;
-import io.impressiondedup.state.bloom.BloomBlock;
-import io.impressiondedup.state.bloom.BloomGeometry;
-import io.impressiondedup.state.bloom.BloomLayer;
-import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -26,7 +26,6 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.util.Collector;
-import io.impressiondedup.tools.savepoint.ShardEntry;
 
 /**
  * Inspects each shard where its state is, inside the State Processor API job: reports its directory, and
@@ -86,10 +85,9 @@ final class ShardInspector extends KeyedStateReaderFunction<Integer, ShardInspec
         inspection.buckets = statistics && directory != null ? figures(shard, directory) : new BucketFigures[0];
         List<Query> queries = queriesByShard.getOrDefault(shard, List.of());
         inspection.verdicts = new QueryVerdict[queries.size()];
-        MapStatePageGroups pages = MapStatePageGroups.uncached(pageState);
-        MapStateFingerprintPages fingerprintPages = new MapStateFingerprintPages(fingerprintPageState);
+        FormatStores stores = FormatStores.uncached(pageState, fingerprintPageState, null, shardKeys.shards());
         for (int i = 0; i < queries.size(); i++) {
-            inspection.verdicts[i] = decision.decide(queries.get(i), directory, pages, fingerprintPages);
+            inspection.verdicts[i] = decision.decide(queries.get(i), directory, stores);
         }
         out.collect(inspection);
     }

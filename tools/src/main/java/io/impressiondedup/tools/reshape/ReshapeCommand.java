@@ -4,7 +4,7 @@ import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.OptionValues;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
 import io.impressiondedup.state.reshape.ReshapeRefusedException;
 import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.tools.ToolEnvironment;

@@ -1,14 +1,15 @@
 package io.impressiondedup.tools.savepoint;
 
 import io.impressiondedup.operators.dedup.DedupOperator;
-import io.impressiondedup.operators.dedup.DedupStateLayout;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.tools.ToolEnvironment;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import io.impressiondedup.state.BucketFilters;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -22,7 +23,6 @@ import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import io.impressiondedup.tools.ToolEnvironment;
 
 /**
  * A savepoint (or retained checkpoint) of the dedup job, as the state tools read it: the dedup
@@ -82,13 +82,16 @@ public final class DedupSavepoint {
                         DedupStateLayout.LATENESS_WATERMARK))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.DEDUP_KEY, Types.STRING), DedupStateLayout.DEDUP_KEY))
                 .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.TIME_OPTIONS, Types.STRING), DedupStateLayout.TIME_OPTIONS))
-                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATE_BEFORE, Types.LONG), DedupStateLayout.LATE_BEFORE));
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.LATE_BEFORE, Types.LONG), DedupStateLayout.LATE_BEFORE))
+                .union(tagged(reader.readUnionState(OPERATOR, DedupStateLayout.JOURNALED_SHARDS, Types.INT),
+                        DedupStateLayout.JOURNALED_SHARDS));
         List<Long> shardCounts = new ArrayList<>();
         List<Long> checks = new ArrayList<>();
         List<Long> watermarks = new ArrayList<>();
         List<String> keys = new ArrayList<>();
         List<String> timeOptions = new ArrayList<>();
         List<Long> lateBefore = new ArrayList<>();
+        long journaledShards = 0;
         for (Tuple2<String, String> value : collect(all)) {
             switch (value.f0) {
                 case DedupStateLayout.SHARD_COUNT -> shardCounts.add(Long.parseLong(value.f1));
@@ -96,12 +99,19 @@ public final class DedupSavepoint {
                 case DedupStateLayout.DEDUP_KEY -> keys.add(value.f1);
                 case DedupStateLayout.TIME_OPTIONS -> timeOptions.add(value.f1);
                 case DedupStateLayout.LATE_BEFORE -> lateBefore.add(Long.parseLong(value.f1));
+                case DedupStateLayout.JOURNALED_SHARDS -> journaledShards += Long.parseLong(value.f1);
                 default -> watermarks.add(Long.parseLong(value.f1));
             }
         }
         if (shardCounts.isEmpty()) {
             throw new IllegalArgumentException("The savepoint " + path + " holds no shard count for operator '" + DedupOperator.UID
                     + "': is it a savepoint of the dedup job?");
+        }
+        if (journaledShards > 0) {
+            throw new IllegalArgumentException(path + " is a checkpoint whose last page changes in " + journaledShards + " shards are"
+                    + " held in the dedup operator's page journal, which only the job redoes: the tools read savepoints, whose pages"
+                    + " are complete. Take one of the running job (flink savepoint <job id>, or flink stop --savepointPath <dir>"
+                    + " <job id>) and give its path.");
         }
         long shards = shardCounts.get(0);
         for (long count : shardCounts) {

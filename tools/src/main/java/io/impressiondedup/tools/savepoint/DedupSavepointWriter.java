@@ -1,13 +1,13 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.tools.ToolEnvironment;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.StateBootstrapTransformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import io.impressiondedup.tools.ToolEnvironment;
 
 /**
  * Turns a stream of the dedup operator's future state into the transformation a {@link SavepointWriter}

@@ -1,11 +1,10 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.state.fingerprints.FingerprintPage;
-
-import io.impressiondedup.operators.dedup.DedupStateLayout;
-import io.impressiondedup.operators.dedup.RestoreContract;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
+import io.impressiondedup.operators.dedup.restore.RestoreContract;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;

@@ -1,7 +1,7 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.operators.dedup.DedupStateLayout;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;

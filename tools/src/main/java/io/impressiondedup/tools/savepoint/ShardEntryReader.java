@@ -1,11 +1,10 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.state.fingerprints.FingerprintPage;
-
-import io.impressiondedup.operators.dedup.DedupStateLayout;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.OptionSources;
 import io.impressiondedup.job.config.PlanOptions;
-import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
-import io.impressiondedup.operators.dedup.ShardFilters;
+import io.impressiondedup.operators.dedup.store.FormatStores;
+import io.impressiondedup.operators.dedup.store.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.identity.FingerprintScheme;
@@ -16,6 +15,12 @@ import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
+import io.impressiondedup.tools.DedupTools;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.FingerprintState;
+import io.impressiondedup.tools.savepoint.HeapMapState;
+import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -36,12 +41,6 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.impressiondedup.tools.DedupTools;
-import io.impressiondedup.tools.ToolEnvironment;
-import io.impressiondedup.tools.savepoint.DedupSavepoint;
-import io.impressiondedup.tools.savepoint.FingerprintState;
-import io.impressiondedup.tools.savepoint.HeapMapState;
-import io.impressiondedup.tools.savepoint.ShardEntry;
 
 class BootstrapCommandIT {
 
@@ -234,12 +233,12 @@ class BootstrapCommandIT {
             digester.digest(row[0]);
             int shard = FingerprintScheme.shardOf(digester.high(), SHARDS);
             BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
-            MapStatePageGroups store = MapStatePageGroups.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState<>(new HashMap<>())));
+            // A Bloom plan: the fingerprint pages are never read.
+            FormatStores stores = FormatStores.uncached(pages.computeIfAbsent(shard, s -> new HeapMapState<>(new HashMap<>())), null, plan, SHARDS);
             filters.beginRecord(digester.high(), digester.low(), HashMixing.adIdHash(row[1]), secret.keyedAdIdHash(row[1]));
-            store.beginRecord(shard);
-            MapStateFingerprintPages noFingerprints = new MapStateFingerprintPages(null); // a Bloom plan: never read
-            if (filters.bucketHolding(directory, store, noFingerprints, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
-                filters.insert(directory, store, noFingerprints, buckets.bucketOf(time));
+            stores.beginRecord(shard);
+            if (filters.bucketHolding(directory, stores, time, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
+                filters.insert(directory, stores, buckets.bucketOf(time));
             }
         }
         Set<ShardEntry> entries = new HashSet<>();

@@ -2,12 +2,12 @@ package io.impressiondedup.tools.inspect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.FilterStatistics;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.reshape.ShardReshape;
 import io.impressiondedup.state.time.TimeBuckets;

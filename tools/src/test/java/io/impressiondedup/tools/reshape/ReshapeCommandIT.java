@@ -2,14 +2,20 @@ package io.impressiondedup.tools.reshape;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.PageAddress;
 import io.impressiondedup.state.bloom.PageGroup;
-import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.reshape.ShardReshape;
+import io.impressiondedup.tools.DedupTools;
+import io.impressiondedup.tools.ToolEnvironment;
+import io.impressiondedup.tools.savepoint.DedupSavepoint;
+import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
+import io.impressiondedup.tools.savepoint.FingerprintState;
+import io.impressiondedup.tools.savepoint.ShardEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -36,12 +42,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import io.impressiondedup.tools.DedupTools;
-import io.impressiondedup.tools.ToolEnvironment;
-import io.impressiondedup.tools.savepoint.DedupSavepoint;
-import io.impressiondedup.tools.savepoint.DedupSavepointWriter;
-import io.impressiondedup.tools.savepoint.FingerprintState;
-import io.impressiondedup.tools.savepoint.ShardEntry;
 
 class ReshapeCommandIT {
 

@@ -2,11 +2,12 @@ package io.impressiondedup.tools.savepoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageAddress;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.tools.ToolEnvironment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,7 +20,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.impressiondedup.tools.ToolEnvironment;
 
 class DedupSavepointRoundTripIT {
 

@@ -1,14 +1,13 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.operators.dedup.MapStateFingerprintPages;
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
-import io.impressiondedup.operators.dedup.ShardFilters;
+import io.impressiondedup.operators.dedup.store.FormatStores;
+import io.impressiondedup.operators.dedup.store.ShardFilters;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.identity.RequestIdDigester;
-import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.util.ArrayList;
@@ -61,19 +60,19 @@ public final class FingerprintState {
         ShardFilters filters = new ShardFilters(plan);
         int shard = begin(filters, requestId, adId);
         BucketFilters directory = directories.computeIfAbsent(shard, s -> new BucketFilters());
-        MapStateFingerprintPages store = store(shard);
-        if (filters.bucketHolding(directory, noBloomPages(), store, eventTime, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
-            filters.insert(directory, noBloomPages(), store, buckets.bucketOf(eventTime));
+        FormatStores stores = stores(shard);
+        if (filters.bucketHolding(directory, stores, eventTime, false, Long.MIN_VALUE) == TimeBuckets.NO_BUCKET) {
+            filters.insert(directory, stores, buckets.bucketOf(eventTime));
         }
     }
 
     /** Whether the lookup of {@code inspect} (and the operator) finds the impression. */
     public boolean holds(String requestId, String adId, long eventTime) {
-        ShardFilters filters = ShardFilters.lookupsOnly(buckets, shards);
+        ShardFilters filters = ShardFilters.lookupsOnly(buckets);
         int shard = begin(filters, requestId, adId);
         BucketFilters directory = directories.get(shard);
         return directory != null
-                && filters.bucketHolding(directory, noBloomPages(), store(shard), eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET;
+                && filters.bucketHolding(directory, stores(shard), eventTime, false, Long.MIN_VALUE) != TimeBuckets.NO_BUCKET;
     }
 
     private int begin(ShardFilters filters, String requestId, String adId) {
@@ -82,15 +81,12 @@ public final class FingerprintState {
         return FingerprintScheme.shardOf(digester.high(), shards);
     }
 
-    private MapStateFingerprintPages store(int shard) {
-        MapStateFingerprintPages store = new MapStateFingerprintPages(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
-        store.beginRecord(shard);
-        return store;
-    }
-
-    /** The Bloom page store of fingerprint state: every bucket is a fingerprint bucket, so it is never read. */
-    private static MapStatePageGroups noBloomPages() {
-        return MapStatePageGroups.uncached(new HeapMapState<PageGroup>(new HashMap<>()));
+    /** The stores of {@code shard}'s pages; its Bloom pages are never read: every bucket is a fingerprint bucket. */
+    private FormatStores stores(int shard) {
+        FormatStores stores = FormatStores.uncached(new HeapMapState<PageGroup>(new HashMap<>()),
+                new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())), plan, shards);
+        stores.beginRecord(shard);
+        return stores;
     }
 
     public List<ShardEntry> entries() {

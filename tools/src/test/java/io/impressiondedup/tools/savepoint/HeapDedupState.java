@@ -1,7 +1,7 @@
 package io.impressiondedup.tools.savepoint;
 
-import io.impressiondedup.operators.dedup.MapStatePageGroups;
-import io.impressiondedup.operators.dedup.ShardKeys;
+import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.store.BloomStore;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
@@ -10,6 +10,7 @@ import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.identity.RequestIdDigester;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.tools.ToolEnvironment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,11 +20,10 @@ import java.util.TreeMap;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import io.impressiondedup.tools.ToolEnvironment;
 
 /**
  * Dedup state built on the heap the way the operator inserts (digest, shard, bucket of the event time, probe
- * hashes, {@link MapStatePageGroups} over a map), then written to a savepoint through the tools' {@link
+ * hashes, {@link BloomStore} over a map), then written to a savepoint through the tools' {@link
  * DedupStateWriter} ({@link DedupSavepointWriter#entries}). The heap copy is the expectation tests compare with.
  */
 public final class HeapDedupState {
@@ -54,7 +54,7 @@ public final class HeapDedupState {
         long adIdHash = filter.fingerprintScheme().adIdHash(HashMixing.adIdHash(adId), secret == null ? 0L : secret.keyedAdIdHash(adId));
         long h1 = filter.fingerprintScheme().probeHash1(digester.high(), digester.low(), adIdHash);
         long h2 = filter.fingerprintScheme().probeHash2(digester.high(), digester.low(), adIdHash);
-        MapStatePageGroups store = MapStatePageGroups.uncached(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
+        BloomStore store = BloomStore.uncached(new HeapMapState<>(pages.computeIfAbsent(shard, s -> new HashMap<>())));
         store.beginRecord(shard);
         store.select(bucket, filter);
         if (!filter.mightContain(h1, h2, store)) {

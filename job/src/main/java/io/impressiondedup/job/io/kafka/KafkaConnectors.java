@@ -2,8 +2,8 @@ package io.impressiondedup.job.io.kafka;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
-import io.impressiondedup.job.config.ProducerDefaults;
 import io.impressiondedup.job.config.InvalidOptionException;
+import io.impressiondedup.job.config.ProducerDefaults;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ParsedRecord;
@@ -17,7 +17,6 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 
 /**
  * The job's Kafka source and sinks, built from its configuration. Every client gets the {@code

@@ -21,7 +21,6 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.impressiondedup.job.io.kafka.ImpressionDeserializationSchema;
 
 /**
  * The records the sinks write. Output and audit records are the input record unchanged: key, value,

@@ -26,9 +26,6 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
-import io.impressiondedup.job.io.kafka.DeadLetterHeaders;
-import io.impressiondedup.job.io.kafka.KafkaRecords;
-import io.impressiondedup.job.io.kafka.KafkaRecordsTest;
 
 /**
  * The limits applied at the source, before parsing: a record with too many headers (malformed) or

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.restore;
 
 import io.impressiondedup.state.identity.FingerprintSecret;
 

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.keys;
 
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.identity.FingerprintScheme;

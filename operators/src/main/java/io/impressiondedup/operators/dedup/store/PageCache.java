@@ -1,10 +1,11 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.store;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
-import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
+import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
+import java.util.BitSet;
 import java.util.function.IntConsumer;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
@@ -22,7 +23,7 @@ import org.apache.flink.util.FlinkRuntimeException;
  * writes it back: the two calls were 80% of the operator's time (docs/design/PROFILE.md); a fingerprint page
  * is read and written the same way, and deserialized besides. A hit here touches no state. A miss reads state; a write only marks the group dirty. Dirty groups reach state when
  * evicted, before every checkpoint or savepoint barrier leaves the operator ({@link #flush()} from
- * {@code prepareSnapshotPreBarrier}, the same moment as the {@link BucketDirectoryCache}, so a checkpoint
+ * {@code prepareSnapshotPreBarrier}, the same moment as the {@code BucketDirectoryCache}, so a checkpoint
  * holds pages and directory of the same instant) and at end of input. Absent groups are cached too (as
  * {@code null}): early in a bucket most probes find no page, and each would otherwise be a state read.
  *
@@ -225,9 +226,17 @@ final class PageCache<V> {
 
     /** Writes every dirty group to state under its shard's key; returns how many it wrote. */
     int flush() {
+        return flush(null);
+    }
+
+    /**
+     * Writes the dirty groups of the shards in {@code selected} ({@code null}: of every shard) to state under their
+     * shard's key, keeping them cached and clean; returns how many it wrote.
+     */
+    int flush(BitSet selected) {
         int written = 0;
         for (int entry = 0; entry < used; entry++) {
-            if ((flags[entry] & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY)) {
+            if ((flags[entry] & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY) && (selected == null || selected.get(shards[entry]))) {
                 writeBack(entry, true);
                 flags[entry] &= ~DIRTY;
                 written++;
@@ -237,6 +246,15 @@ final class PageCache<V> {
             selectShardKey.accept(currentShard);
         }
         return written;
+    }
+
+    /** Adds the heap bytes of each shard's dirty groups to {@code bytesByShard} (indexed by shard). */
+    void addDirtyBytes(long[] bytesByShard) {
+        for (int entry = 0; entry < used; entry++) {
+            if ((flags[entry] & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY)) {
+                bytesByShard[shards[entry]] += weights[entry];
+            }
+        }
     }
 
     /**

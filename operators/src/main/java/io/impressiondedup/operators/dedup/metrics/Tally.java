@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.metrics;
 
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.RuntimeContext;

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.restore;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.restore;
 
 /**
  * Whether restored dedup state was written with the shard count this job runs with. A request's shard is a function

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.metrics;
 
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.state.BucketFilters;
@@ -22,7 +22,7 @@ import org.apache.flink.metrics.MetricGroup;
  * {@code buckets-dropped-by-safety-ttl} those dropped by the processing-time safety timer (nonzero
  * means event time stalled), {@code bucket-expiries-deferred} expiry timers that fired before the
  * current rule allowed (timers of state v1, set at bucket end + retention) and were moved.
- * With the page-group cache on ({@link PageCache}): {@code page-cache-hits} and {@code
+ * With the page-group cache on ({@code PageCache}): {@code page-cache-hits} and {@code
  * page-cache-misses} count group lookups it answered and those that read state, {@code
  * page-cache-dirty-evictions} groups written to state to make room (a high rate against misses means the
  * cache is too small for the live state); gauge {@code page-groups-flushed} the dirty groups written back
@@ -42,50 +42,50 @@ import org.apache.flink.metrics.MetricGroup;
  * configured-fpp} (that budget, {@code --fpp}: a constant, exported so a dashboard or an alert compares the two
  * without being told the job's options).
  */
-final class DedupMetrics {
+public final class DedupMetrics {
 
-    static final String RECORDS_IN = "records-in";
-    static final String UNIQUE = "unique";
-    static final String DUPLICATES = "duplicates";
-    static final String LATE = "late";
-    static final String LATE_DUPLICATES = "late-duplicates";
-    static final String BUCKET_EXPIRIES_DEFERRED = "bucket-expiries-deferred";
-    static final String FILTER_EXPANSIONS = "filter-expansions";
-    static final String CAPPED_INSERTIONS = "capped-insertions";
-    static final String BUCKETS_EXPIRED = "buckets-expired";
-    static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
-    static final String PAGE_CACHE_HITS = "page-cache-hits";
-    static final String PAGE_CACHE_MISSES = "page-cache-misses";
-    static final String PAGE_CACHE_DIRTY_EVICTIONS = "page-cache-dirty-evictions";
-    static final String PAGE_GROUPS_FLUSHED = "page-groups-flushed";
-    static final String PAGE_CACHE_BYTES = "page-cache-bytes";
-    static final String LIVE_BUCKETS = "live-buckets";
-    static final String BLOOM_BYTES = "bloom-bytes";
-    static final String FINGERPRINT_BUCKETS = "fingerprint-buckets";
-    static final String FINGERPRINTS = "fingerprints";
-    static final String MAX_FILL_RATIO = "max-fill-ratio";
-    static final String ESTIMATED_FPP = "estimated-fpp";
-    static final String CONFIGURED_FPP = "configured-fpp";
+    public static final String RECORDS_IN = "records-in";
+    public static final String UNIQUE = "unique";
+    public static final String DUPLICATES = "duplicates";
+    public static final String LATE = "late";
+    public static final String LATE_DUPLICATES = "late-duplicates";
+    public static final String BUCKET_EXPIRIES_DEFERRED = "bucket-expiries-deferred";
+    public static final String FILTER_EXPANSIONS = "filter-expansions";
+    public static final String CAPPED_INSERTIONS = "capped-insertions";
+    public static final String BUCKETS_EXPIRED = "buckets-expired";
+    public static final String BUCKETS_DROPPED_BY_SAFETY_TTL = "buckets-dropped-by-safety-ttl";
+    public static final String PAGE_CACHE_HITS = "page-cache-hits";
+    public static final String PAGE_CACHE_MISSES = "page-cache-misses";
+    public static final String PAGE_CACHE_DIRTY_EVICTIONS = "page-cache-dirty-evictions";
+    public static final String PAGE_GROUPS_FLUSHED = "page-groups-flushed";
+    public static final String PAGE_CACHE_BYTES = "page-cache-bytes";
+    public static final String LIVE_BUCKETS = "live-buckets";
+    public static final String BLOOM_BYTES = "bloom-bytes";
+    public static final String FINGERPRINT_BUCKETS = "fingerprint-buckets";
+    public static final String FINGERPRINTS = "fingerprints";
+    public static final String MAX_FILL_RATIO = "max-fill-ratio";
+    public static final String ESTIMATED_FPP = "estimated-fpp";
+    public static final String CONFIGURED_FPP = "configured-fpp";
 
-    final Counter recordsIn;
-    final Tally unique;
-    final Tally duplicates;
-    final Tally late;
-    final Tally lateDuplicates;
+    public final Counter recordsIn;
+    public final Tally unique;
+    public final Tally duplicates;
+    public final Tally late;
+    public final Tally lateDuplicates;
     /** Late records routed to the dead-letter output: {@code reason=late} / {@code dead-letters}. */
-    final Counter lateDeadLetters;
-    final Counter bucketExpiriesDeferred;
-    final Counter filterExpansions;
-    final Counter cappedInsertions;
-    final Counter bucketsExpired;
-    final Counter bucketsDroppedBySafetyTtl;
-    final Counter pageCacheHits;
-    final Counter pageCacheMisses;
-    final Counter pageCacheDirtyEvictions;
+    public final Counter lateDeadLetters;
+    public final Counter bucketExpiriesDeferred;
+    public final Counter filterExpansions;
+    public final Counter cappedInsertions;
+    public final Counter bucketsExpired;
+    public final Counter bucketsDroppedBySafetyTtl;
+    public final Counter pageCacheHits;
+    public final Counter pageCacheMisses;
+    public final Counter pageCacheDirtyEvictions;
     /** Dirty page groups written back at the last checkpoint barrier (or end of input). */
-    volatile int pageGroupsFlushed;
+    public volatile int pageGroupsFlushed;
     /** Heap bytes the page cache held at the last gauge update (the task thread sets it). */
-    volatile long pageCacheBytes;
+    public volatile long pageCacheBytes;
 
     private volatile int liveBuckets;
     private volatile long bloomBytes;
@@ -98,7 +98,7 @@ final class DedupMetrics {
      * Registers the metrics in {@code group}, and the account's four counts as accumulators of {@code context} too;
      * {@code configuredFpp} is the plan's false-positive budget.
      */
-    DedupMetrics(MetricGroup group, RuntimeContext context, double configuredFpp) {
+    public DedupMetrics(MetricGroup group, RuntimeContext context, double configuredFpp) {
         recordsIn = group.counter(RECORDS_IN);
         unique = Tally.register(UNIQUE, group, context);
         duplicates = Tally.register(DUPLICATES, group, context);
@@ -124,7 +124,7 @@ final class DedupMetrics {
         group.gauge(CONFIGURED_FPP, (Gauge<Double>) () -> configuredFpp);
     }
 
-    int liveBuckets() {
+    public int liveBuckets() {
         return liveBuckets;
     }
 
@@ -132,7 +132,7 @@ final class DedupMetrics {
      * Recomputes the gauges from the shards' directories ({@link FilterStatistics}) and the heap the page cache holds;
      * call on the task thread.
      */
-    void updateGauges(BucketFilters[] directories, long pageCacheHeldBytes) {
+    public void updateGauges(BucketFilters[] directories, long pageCacheHeldBytes) {
         pageCacheBytes = pageCacheHeldBytes;
         FilterStatistics statistics = FilterStatistics.of(directories);
         liveBuckets = statistics.liveBuckets();
@@ -144,7 +144,7 @@ final class DedupMetrics {
     }
 
     /** The subtask's share of the account, as the operator logs it at every checkpoint and at the end of input. */
-    String share() {
+    public String share() {
         return String.format(java.util.Locale.ROOT,
                 "records-in %d = unique %d + duplicates %d + late %d (late duplicates %d); %d live shard-buckets, %d filter expansions,"
                         + " %d capped insertions",

@@ -1,5 +1,6 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.store;
 
+import io.impressiondedup.state.plan.DedupPlan;
 import java.io.Serializable;
 import java.util.Locale;
 import org.apache.flink.configuration.MemorySize;
@@ -78,6 +79,16 @@ public final class PageCacheBudget implements Serializable {
     /** Two thirds of {@code taskHeapBytes / slots}. */
     public static long shareOf(long taskHeapBytes, int slots) {
         return taskHeapBytes / Math.max(1, slots) / 3 * 2;
+    }
+
+    /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share ({@link PageCache}). */
+    public static long bytesPerGroup(DedupPlan plan) {
+        return PageCache.bytesPerGroup(plan);
+    }
+
+    /** Heap bytes one cached fingerprint page of {@code plan} takes, with the cache's own share ({@link PageCache}). */
+    public static long bytesPerFingerprintPage(DedupPlan plan) {
+        return PageCache.bytesPerFingerprintPage(plan);
     }
 
     /** For logs and {@code plan}: "64 MiB", or "2/3 of each slot's task heap". */

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.store;
 
 import java.util.ArrayList;
 import java.util.Iterator;

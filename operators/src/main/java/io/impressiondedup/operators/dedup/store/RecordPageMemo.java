@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.store;
 
 /**
  * The pages the current record has read, by state key, absent ones included: a record's lookup and its insert

@@ -1,5 +1,6 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.restore;
 
+import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
@@ -48,14 +49,16 @@ public final class RestoreContract {
     private final TimeBuckets buckets;
     private final ListState<Long> watermarkState;
     private final ListState<Long> lateBeforeState;
+    private final ListState<Integer> journaledShardsState;
     private final long restoredWatermark;
     private final long restoredLateBefore;
 
     private RestoreContract(TimeBuckets buckets, ListState<Long> watermarkState, ListState<Long> lateBeforeState,
-            long restoredWatermark, long restoredLateBefore) {
+            ListState<Integer> journaledShardsState, long restoredWatermark, long restoredLateBefore) {
         this.buckets = buckets;
         this.watermarkState = watermarkState;
         this.lateBeforeState = lateBeforeState;
+        this.journaledShardsState = journaledShardsState;
         this.restoredWatermark = restoredWatermark;
         this.restoredLateBefore = restoredLateBefore;
     }
@@ -65,7 +68,7 @@ public final class RestoreContract {
      * operator runs from a checkpoint or savepoint) against this run, failing with a message that names the option, and
      * records this run's values in their place.
      */
-    static RestoreContract restore(OperatorStateStore store, boolean restored, DedupSettings settings, DedupPlan plan,
+    public static RestoreContract restore(OperatorStateStore store, boolean restored, DedupSettings settings, DedupPlan plan,
             TimeBuckets buckets) throws Exception {
         ListState<Integer> shardCount = store.getUnionListState(DedupStateLayout.shardCount());
         if (restored) {
@@ -113,23 +116,28 @@ public final class RestoreContract {
             watermark = Long.MIN_VALUE;
             lateBefore = Long.MIN_VALUE;
         }
-        return new RestoreContract(buckets, watermarkState, lateBeforeState, watermark, lateBefore);
+        return new RestoreContract(buckets, watermarkState, lateBeforeState, store.getUnionListState(DedupStateLayout.journaledShards()),
+                watermark, lateBefore);
     }
 
     /** The highest lateness watermark the restored subtasks recorded, or {@code Long.MIN_VALUE}. */
-    long restoredWatermark() {
+    public long restoredWatermark() {
         return restoredWatermark;
     }
 
     /** The event time before which records are late whatever the watermark ({@link TimeBuckets} rule 7), or {@code Long.MIN_VALUE}. */
-    long restoredLateBefore() {
+    public long restoredLateBefore() {
         return restoredLateBefore;
     }
 
-    /** At each snapshot: the lateness watermark the operator has reached, and what follows from it. */
-    void snapshot(long latenessWatermark) throws Exception {
+    /**
+     * At each snapshot: the lateness watermark the operator has reached, what follows from it, and the shards whose page
+     * journal the snapshot holds (0 at a savepoint).
+     */
+    public void snapshot(long latenessWatermark, int journaledShards) throws Exception {
         watermarkState.update(List.of(latenessWatermark));
         lateBeforeState.update(List.of(buckets.lateBefore(latenessWatermark, restoredLateBefore)));
+        journaledShardsState.update(List.of(journaledShards));
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.keys;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 

@@ -1,4 +1,4 @@
-package io.impressiondedup.operators.dedup;
+package io.impressiondedup.operators.dedup.metrics;
 
 import io.impressiondedup.operators.model.DeadLetterReason;
 import org.apache.flink.metrics.Counter;

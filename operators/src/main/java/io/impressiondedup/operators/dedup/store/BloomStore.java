@@ -1,0 +1,174 @@
+package io.impressiondedup.operators.dedup.store;
+
+import io.impressiondedup.state.BucketFilter;
+import io.impressiondedup.state.Insertion;
+import io.impressiondedup.state.StateFormat;
+import io.impressiondedup.state.bloom.BloomPageStore;
+import io.impressiondedup.state.bloom.PageAddress;
+import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.util.BitSet;
+import java.util.Locale;
+import org.apache.flink.api.common.state.MapState;
+
+/**
+ * The Bloom format's store: each bucket a {@link ScalableBloomFilter}, its pages in keyed {@code MapState} as {@link
+ * PageGroup}s keyed by {@link PageAddress} (geometry slot, page index), presented to a filter as that filter's pages.
+ *
+ * <p><b>Layout.</b> A group holds the page at one page index of every filter layer of one geometry, so a record's buckets,
+ * which usually share a geometry, are checked by reading one state entry, and inserting writes that entry back (one more
+ * per growth layer). Nothing ever reads or writes a whole filter. A filter is over plan when its layers are full: it adds a
+ * layer while the shard's growth layers stay within the shard state cap ({@link DedupPlan#shardGrowthAllowanceBytes()}),
+ * else its newest layer over-fills.
+ */
+public final class BloomStore implements FormatStore, BloomPageStore {
+
+    private final MapStatePages<PageGroup> pages;
+    /** The plan of new buckets, or {@code null} for a store that only looks up ({@code inspect}). */
+    private final DedupPlan plan;
+    private final long shardGrowthAllowance;
+    /** Where inserts into cached pages are recorded, or {@code null}. */
+    private final PageJournal journal;
+    /** The bucket and filter the following {@link #readPage}/{@link #writePage} are for. */
+    private long bucket;
+    private ScalableBloomFilter filter;
+
+    BloomStore(MapState<Long, PageGroup> groups, PageCache<PageGroup> cache, DedupPlan plan, PageJournal journal) {
+        this.pages = new MapStatePages<>(groups, cache,
+                key -> "Bloom page group " + PageAddress.page(key) + " of slot " + PageAddress.slot(key), 8);
+        this.plan = plan;
+        this.shardGrowthAllowance = plan == null ? 0 : plan.shardGrowthAllowanceBytes();
+        this.journal = cache == null ? null : journal;
+    }
+
+    /**
+     * Pages read from and written to {@code groups} directly, for a caller that probes one filter itself ({@link #select}
+     * before {@code mightContain}/{@code insertAbsent} of the filter): the state tools' test builders.
+     */
+    public static BloomStore uncached(MapState<Long, PageGroup> groups) {
+        return new BloomStore(groups, null, null, null);
+    }
+
+    @Override
+    public StateFormat format() {
+        return StateFormat.BLOOM;
+    }
+
+    @Override
+    public BucketFilter newBucket() {
+        return plan.newBucketFilter();
+    }
+
+    @Override
+    public long shardGrowthAllowance() {
+        return shardGrowthAllowance;
+    }
+
+    @Override
+    public void beginRecord(int shard) {
+        pages.beginRecord(shard);
+    }
+
+    @Override
+    public boolean mightContain(long bucket, BucketFilter filter, RecordHashes hashes) {
+        ScalableBloomFilter bloom = select(bucket, filter);
+        hashes.hashFor(bloom.fingerprintScheme());
+        return bloom.mightContain(hashes.h1(), hashes.h2(), this);
+    }
+
+    @Override
+    public Insertion insertAbsent(long bucket, BucketFilter filter, RecordHashes hashes, GrowthRoom room) {
+        ScalableBloomFilter bloom = select(bucket, filter);
+        hashes.hashFor(bloom.fingerprintScheme());
+        // What the shard's growth layers may still take; only summed when the filter needs a layer.
+        Insertion insertion = bloom.insertAbsent(hashes.h1(), hashes.h2(), this, bloom.needsLayer() ? room.bytesLeft() : 0);
+        if (journal != null) { // the insert went into the newest layer
+            journal.record(pages.shard(), StateFormat.BLOOM, bucket, bloom.layerCount() - 1, hashes.h1(), hashes.h2());
+        }
+        return insertion;
+    }
+
+    @Override
+    public void redo(long bucket, BucketFilter filter, int layer, long h1, long h2) {
+        ScalableBloomFilter bloom = select(bucket, filter);
+        if (layer < bloom.layerCount()) {
+            bloom.layer(layer).geometry().put(this, layer, h1, h2);
+        }
+    }
+
+    /** Names the bucket and filter that the following {@link #readPage}/{@link #writePage} calls are for. */
+    public ScalableBloomFilter select(long bucket, BucketFilter filter) {
+        this.bucket = bucket;
+        this.filter = (ScalableBloomFilter) filter;
+        return this.filter;
+    }
+
+    @Override
+    public long[] readPage(int layer, int page) {
+        PageGroup group = pages.read(keyOf(layer, page));
+        return group == null ? null : group.find(bucket, layer);
+    }
+
+    @Override
+    public void writePage(int layer, int page, long[] words) {
+        long key = keyOf(layer, page);
+        PageGroup group = pages.read(key);
+        if (group == null) {
+            group = new PageGroup();
+        }
+        group.put(bucket, layer, words);
+        pages.write(key, group);
+    }
+
+    private long keyOf(int layer, int page) {
+        return PageAddress.pack(PageAddress.slotOf(filter.layer(layer).geometry()), page);
+    }
+
+    @Override
+    public void removeBucket(int shard, long bucket) {
+        pages.removeBucket(shard, group -> group.removeBucket(bucket), PageGroup::isEmpty, "the Bloom pages of bucket " + bucket);
+    }
+
+    @Override
+    public void writeShard(int shard) {
+        pages.writeShard(shard);
+    }
+
+    @Override
+    public int flush(BitSet selected) {
+        return pages.flush(selected);
+    }
+
+    @Override
+    public void addDirtyBytes(long[] bytesByShard) {
+        pages.addDirtyBytes(bytesByShard);
+    }
+
+    @Override
+    public long heldBytes() {
+        return pages.heldBytes();
+    }
+
+    @Override
+    public String growth(BucketFilter filter) {
+        ScalableBloomFilter bloom = (ScalableBloomFilter) filter;
+        return String.format(Locale.ROOT, "added a layer for %d more at FPP %s", bloom.layer(bloom.layerCount() - 1).capacity(),
+                bloom.layer(bloom.layerCount() - 1).fpp());
+    }
+
+    @Override
+    public String capped(BucketFilter filter) {
+        ScalableBloomFilter bloom = (ScalableBloomFilter) filter;
+        long nextLayer = bloom.nextLayerBytes();
+        String why = nextLayer == Long.MAX_VALUE
+                ? "its filter cannot add another layer (" + bloom.layerCount() + " layers, the most one filter can hold or address)"
+                : "a new layer of " + nextLayer + " bytes would take this shard's filters past the shard state cap of "
+                        + plan.shardStateCapBytes() + " bytes (--shard-state-cap " + plan.shardStateCap() + " x its planned "
+                        + plan.plannedBytesPerShard() + " bytes)";
+        return String.format(Locale.ROOT, "holds %d unique impressions, %.1fx its planned capacity of %d, and %s. It keeps its size:"
+                        + " its newest layer over-fills, so this shard drops unique impressions at a rate above the configured FPP,"
+                        + " rising as it fills (gauge estimated-fpp)",
+                bloom.inserted(), bloom.loadFactor(), bloom.initialCapacity(), why);
+    }
+}

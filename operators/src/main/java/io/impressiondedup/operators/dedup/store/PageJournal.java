@@ -1,0 +1,269 @@
+package io.impressiondedup.operators.dedup.store;
+
+import io.impressiondedup.state.BucketFilter;
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.BitSet;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * What a checkpoint writes for a shard instead of the cached pages it changed, while that is fewer bytes: the inserts
+ * that changed them, each enough to redo its change (the bucket, its layer or band, the two probe hashes), appended to
+ * the shard's keyed {@code ListState<byte[]>} ({@code page-journal}) once per checkpoint, one value per interval.
+ *
+ * <p><b>Why.</b> A unique impression changes one page (a Bloom page group holds every live bucket's page at its index,
+ * about 1 KB; a fingerprint page every bucket's sections). Written back at every checkpoint, that page costs its whole
+ * size for the one insert an interval gives it once the state is larger than an interval's traffic: at 20M impressions
+ * in state, 230-250 B of checkpoint per unique impression, and the serialization, flushes and compactions of those
+ * bytes were the difference between 5 s and 30 s checkpoints (bench/results/2026-11-26-cluster-50m-profile-settings.md).
+ * A journal entry is about 18 B.
+ *
+ * <p><b>The rule, per shard, at each checkpoint.</b> Let J be the shard's journal bytes in state plus this interval's,
+ * and D the heap bytes of its dirty cached pages. If J &lt; D, this interval's entries are appended and the pages stay
+ * dirty in the cache; otherwise the shard's dirty pages are written and its journal is cleared. A shard's journal is
+ * therefore never larger than its dirty pages (what a restore replays is bounded by the page cache's budget), and over
+ * any run the bytes written are at most twice those of the better of the two choices made with hindsight (the
+ * rent-or-buy bound). Where a page takes many inserts per interval (small state), D stays small and the rule writes
+ * pages, as without a journal; where each insert meets a new page (production state), it writes entries.
+ *
+ * <p><b>What holds at every checkpoint</b> (the invariant a restore relies on): every insert whose page change may be
+ * missing from the pages in state is in the shard's journal in state. An insert is journaled when it changes a cached
+ * page; the entries leave only when none of the shard's cached pages is dirty: after the shard's pages are written at a
+ * checkpoint, or when a bucket's expiry writes them ({@link #shardWritten}). A dirty page evicted between checkpoints is
+ * written to state and its entries stay: redoing an insert on a page that has it is a no-op (a Bloom filter's bits are
+ * set again; a fingerprint section holds each value once), so entries may overlap the pages, in any order.
+ *
+ * <p><b>Restore</b> ({@link #replay}): every entry in state is redone through the stores, after the directories are
+ * restored; an entry whose bucket has expired since is skipped. The counts are not touched: the directory of the same
+ * checkpoint has them. The replayed pages are dirty in the cache and their entries stay in state until the rule writes
+ * them.
+ *
+ * <p><b>Savepoints hold no journal</b> ({@link #snapshot} with {@code savepoint}): every dirty page is written and every
+ * journal cleared, so a savepoint's pages are complete, the state tools read them as they are, and a savepoint restores
+ * onto either backend. A retained checkpoint may hold one; the tools refuse it, naming the shards.
+ *
+ * <p>Only pages behind a cache are journaled (the heap backend and the uncached format write state at once). Not
+ * thread-safe: the task thread only.
+ */
+public final class PageJournal {
+
+    /** The layout of a journal value; a value of another version is refused on restore. */
+    static final byte VALUE_VERSION = 1;
+    private static final byte SAME_BUCKET = 0;
+    private static final byte NEW_BUCKET = 1;
+
+    private final ListState<byte[]> state;
+    /** This interval's entries per shard, or {@code null}. */
+    private final DataOutputSerializer[] pending;
+    private final long[] lastBucket;
+    private final StateFormat[] lastFormat;
+    /** Bytes of each shard's journal in state. */
+    private final long[] written;
+    /** The shards whose journal in state is not empty. */
+    private final BitSet inState = new BitSet();
+
+    /** Bytes appended at the last checkpoint, and shards whose pages it wrote instead. */
+    private long lastAppendedBytes;
+    private int lastWrittenShards;
+
+    PageJournal(ListState<byte[]> state, int shards) {
+        this.state = state;
+        this.pending = new DataOutputSerializer[shards];
+        this.lastBucket = new long[shards];
+        this.lastFormat = new StateFormat[shards];
+        this.written = new long[shards];
+    }
+
+    /** Records an insert into a cached page of {@code shard}: enough for {@link FormatStore#redo} to make its change again. */
+    void record(int shard, StateFormat format, long bucket, int detail, long h1, long h2) {
+        try {
+            DataOutputSerializer out = pending[shard];
+            if (out == null) {
+                out = new DataOutputSerializer(256);
+                out.writeByte(VALUE_VERSION);
+                pending[shard] = out;
+            } else if (lastBucket[shard] == bucket && lastFormat[shard] == format) {
+                out.writeByte(SAME_BUCKET);
+                writeEntry(out, detail, h1, h2);
+                return;
+            }
+            out.writeByte(NEW_BUCKET);
+            out.writeLong(bucket);
+            out.writeByte(format.ordinal());
+            lastBucket[shard] = bucket;
+            lastFormat[shard] = format;
+            writeEntry(out, detail, h1, h2);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a growing in-memory buffer
+        }
+    }
+
+    private static void writeEntry(DataOutputSerializer out, int detail, long h1, long h2) throws IOException {
+        while ((detail & ~0x7F) != 0) {
+            out.writeByte((detail & 0x7F) | 0x80);
+            detail >>>= 7;
+        }
+        out.writeByte(detail);
+        out.writeLong(h1);
+        out.writeLong(h2);
+    }
+
+    /**
+     * At a checkpoint (after the directories are written): per shard, appends this interval's entries or writes the
+     * shard's dirty pages and clears its journal (class comment); at a savepoint, writes every dirty page and clears
+     * every journal.
+     *
+     * @param dirtyBytes the heap bytes of each shard's dirty cached pages
+     * @param writePages writes the dirty cached pages of the shards given (all of them for {@code null}); returns how many
+     * @param selectShardKey makes a shard's key current
+     * @return the pages written
+     */
+    int snapshot(boolean savepoint, long[] dirtyBytes, Function<BitSet, Integer> writePages,
+            IntConsumer selectShardKey) throws Exception {
+        BitSet writeShards = new BitSet();
+        long appended = 0;
+        for (int shard = 0; shard < pending.length; shard++) {
+            DataOutputSerializer out = pending[shard];
+            if (savepoint) {
+                if (out != null || inState.get(shard) || dirtyBytes[shard] > 0) {
+                    writeShards.set(shard);
+                }
+            } else if (out != null) {
+                if (written[shard] + out.length() >= dirtyBytes[shard]) {
+                    writeShards.set(shard);
+                } else {
+                    selectShardKey.accept(shard);
+                    state.add(out.getCopyOfBuffer());
+                    written[shard] += out.length();
+                    appended += out.length();
+                    inState.set(shard);
+                }
+            } else if (dirtyBytes[shard] > 0 && !inState.get(shard)) {
+                writeShards.set(shard); // dirty pages no entry covers: cannot happen while every change is journaled
+            }
+        }
+        int pages = writePages.apply(savepoint ? null : writeShards);
+        for (int shard = writeShards.nextSetBit(0); shard >= 0; shard = writeShards.nextSetBit(shard + 1)) {
+            if (inState.get(shard)) {
+                selectShardKey.accept(shard);
+                state.clear();
+            }
+            forget(shard);
+        }
+        for (int shard = 0; shard < pending.length; shard++) {
+            pending[shard] = null;
+        }
+        lastAppendedBytes = appended;
+        lastWrittenShards = writeShards.cardinality();
+        return pages;
+    }
+
+    /**
+     * {@code shard}'s dirty pages were all written (a bucket's expiry writes them before dropping its pages): its
+     * journal, in state (its key current) and pending, is no longer needed.
+     */
+    void shardWritten(int shard) {
+        if (inState.get(shard)) {
+            state.clear();
+        }
+        forget(shard);
+        pending[shard] = null;
+    }
+
+    private void forget(int shard) {
+        inState.clear(shard);
+        written[shard] = 0;
+    }
+
+    /**
+     * Redoes, at restore, the journal of the shard whose key is current, through {@code stores} (begun on the shard),
+     * against its restored {@code directory} ({@code null}: none); returns the entries redone.
+     */
+    long replay(int shard, BucketFilters directory, FormatStores stores) throws Exception {
+        long bytes = 0;
+        long redone = 0;
+        Iterable<byte[]> values = state.get();
+        if (values == null) {
+            return 0;
+        }
+        for (byte[] value : values) {
+            bytes += value.length;
+            redone += replayValue(shard, value, directory, stores);
+        }
+        if (bytes > 0) {
+            written[shard] = bytes;
+            inState.set(shard);
+        }
+        return redone;
+    }
+
+    private static long replayValue(int shard, byte[] value, BucketFilters directory, FormatStores stores) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(value);
+        byte version = in.readByte();
+        if (version != VALUE_VERSION) {
+            throw new IllegalStateException("A page journal value of version " + version + " (this job reads version "
+                    + VALUE_VERSION + "): the checkpoint was written by another release of the job. Restore from a savepoint,"
+                    + " which holds no journal.");
+        }
+        long redone = 0;
+        long bucket = 0;
+        BucketFilter filter = null;
+        FormatStore store = null;
+        while (in.available() > 0) {
+            if (in.readByte() == NEW_BUCKET) {
+                bucket = in.readLong();
+                StateFormat format = StateFormat.values()[in.readByte()];
+                filter = directory == null ? null : directory.get(bucket);
+                store = filter != null && filter.format() == format ? stores.of(format) : null;
+            }
+            int detail = 0;
+            for (int shift = 0; ; shift += 7) {
+                byte b = in.readByte();
+                detail |= (b & 0x7F) << shift;
+                if (b >= 0) {
+                    break;
+                }
+            }
+            long h1 = in.readLong();
+            long h2 = in.readLong();
+            if (store != null) { // else the bucket expired after the entry was written: nothing to redo
+                stores.beginRecord(shard);
+                store.redo(bucket, filter, detail, h1, h2);
+                redone++;
+            }
+        }
+        return redone;
+    }
+
+    /** Bytes of the journals in state, all shards. */
+    long bytesInState() {
+        long total = 0;
+        for (int shard = inState.nextSetBit(0); shard >= 0; shard = inState.nextSetBit(shard + 1)) {
+            total += written[shard];
+        }
+        return total;
+    }
+
+    /** The shard count: the journal's arrays are indexed by shard. */
+    int shards() {
+        return pending.length;
+    }
+
+    /** The shards whose journal in state is not empty. */
+    int shardsInState() {
+        return inState.cardinality();
+    }
+
+    /** "appended 1,234 B for 10 shards; wrote the pages of 3": the last checkpoint's choice, for the log. */
+    String lastCheckpoint() {
+        return String.format(Locale.ROOT, "page journal %,d B appended, %,d B in %d shards; pages of %d shards written",
+                lastAppendedBytes, bytesInState(), shardsInState(), lastWrittenShards);
+    }
+}
