@@ -340,8 +340,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
     @Override
     public void finish() throws Exception {
-        directories.flush(); // the input has ended: every page to state, no journal left
-        metrics.pageGroupsFlushed = pageStores.snapshot(true, this::selectShard);
+        directories.flush(); // the pages go with the final checkpoint's snapshot: all of them in a savepoint (stop --drain)
         LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share());
         super.finish();
     }

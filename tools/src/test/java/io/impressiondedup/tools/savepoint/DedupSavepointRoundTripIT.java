@@ -1,8 +1,10 @@
 package io.impressiondedup.tools.savepoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.impressiondedup.operators.dedup.keys.ShardKeys;
+import io.impressiondedup.operators.dedup.restore.DedupStateLayout;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageAddress;
 import io.impressiondedup.state.bloom.PageGroup;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -70,5 +73,48 @@ class DedupSavepointRoundTripIT {
             assertThat(new HashSet<>(entries)).isEqualTo(new HashSet<>(written));
             assertThat(entries).hasSameSizeAs(written);
         }
+    }
+
+    /**
+     * State whose operator state says a page journal holds some shards' last changes (a retained checkpoint of the job)
+     * is refused by every tool, naming the journal and the savepoint to take: its pages are not complete.
+     */
+    @Test
+    void aCheckpointHoldingPageJournalsIsRefusedNamingThem() throws Exception {
+        int shards = 16;
+        int maxParallelism = 8;
+        String checkpoint = dir.resolve("checkpoint").toString();
+        StreamExecutionEnvironment env = ToolEnvironment.create(2);
+        SavepointWriter.newSavepoint(env, new HashMapStateBackend(), maxParallelism)
+                .withOperator(DedupSavepoint.OPERATOR, DedupSavepointWriter.transformation(env.fromData(0, 1, 2),
+                        new ShardKeys(shards, maxParallelism), shard -> shard, new JournaledShardsWriter(shards, 3)))
+                .write(checkpoint);
+        env.execute("write");
+
+        assertThatThrownBy(() -> DedupSavepoint.open(checkpoint, new HashMapStateBackend()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is a checkpoint whose last page changes in 6 shards are held in the dedup operator's page journal")
+                .hasMessageContaining("flink stop --savepointPath");
+    }
+
+    /** Writes no keyed state, and the operator state of a checkpoint whose every subtask holds {@code journaled} journals. */
+    private static final class JournaledShardsWriter extends DedupStateWriter<Integer> {
+
+        private static final long serialVersionUID = 1L;
+        private final int journaled;
+
+        JournaledShardsWriter(int shards, int journaled) {
+            super(shards, 0L, null, null);
+            this.journaled = journaled;
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            super.initializeState(context);
+            context.getOperatorStateStore().getUnionListState(DedupStateLayout.journaledShards()).update(List.of(journaled));
+        }
+
+        @Override
+        public void processElement(Integer shard, Context context) {}
     }
 }
