@@ -147,7 +147,7 @@ class ToolFailureIT {
         assertThat(exit).as(stderr).isEqualTo(1);
         assertThat(stderr).contains("inspect failed: reading the dedup state failed in subtask ")
                 .contains("is not a shard key of ShardKeys{shards=8, maxParallelism=8}")
-                .contains("\tat io.impressiondedup.operators.dedup.ShardKeys.shardOf");
+                .contains("\tat io.impressiondedup.operators.dedup.keys.ShardKeys.shardOf");
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(log.toString()).as("Flink's log at INFO").contains("INFO MiniCluster Starting Flink Mini Cluster");
     }

@@ -135,7 +135,7 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
 
         directoryState = getPartitionedState(DedupStateLayout.directory());
 
-        restore = RestoreContract.restore(context.getOperatorStateStore(), context.isRestored(), settings, plan, buckets);
+        restore = RestoreContract.restore(context.getOperatorStateStore(), context.isRestored(), settings.restoreRules(), plan, buckets);
         shardFilters = new ShardFilters(plan);
     }
 

@@ -2,6 +2,8 @@ package io.impressiondedup.operators.dedup;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 
+import io.impressiondedup.operators.dedup.restore.RestoreContract;
+import io.impressiondedup.operators.dedup.restore.RestoreRules;
 import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.plan.DedupPlan;
@@ -129,6 +131,11 @@ public final class DedupSettings implements Serializable {
     /** Heap bytes one cached page group of {@code plan} takes, with the cache's own share (the arithmetic is there). */
     public static long pageCacheBytesPerGroup(DedupPlan plan) {
         return PageCacheBudget.bytesPerGroup(plan);
+    }
+
+    /** What a restore is checked against and the overrides of it ({@link RestoreContract}). */
+    public RestoreRules restoreRules() {
+        return new RestoreRules(fingerprintCheck, dedupKey, allowDedupKeyChange, allowRetentionIncrease, resetLatenessWatermark);
     }
 
     /** The shortest safety TTL that cannot drop a bucket before event time would: retention + allowed lateness + one bucket. */

@@ -1,6 +1,5 @@
 package io.impressiondedup.operators.dedup.restore;
 
-import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
 import java.time.Instant;
@@ -21,12 +20,12 @@ import org.slf4j.LoggerFactory;
  * breaking the request-to-filter mapping: a restore with another count fails naming it ({@link ShardCountCheck}).
  *
  * <p><b>Fingerprint secret.</b> The source may key request-id digests with a secret ({@code FingerprintSecret}); the
- * operator never sees it, only its check value ({@link DedupSettings#fingerprintCheck()}): a restore with another
+ * operator never sees it, only its check value ({@link RestoreRules#fingerprintCheck()}): a restore with another
  * secret, a secret onto state written without one, or none onto state written with one fails naming {@code
  * --fingerprint-secret-file} ({@link FingerprintCheck}). State v1 has no check value and counts as written without a
  * secret.
  *
- * <p><b>Dedup key.</b> The identity rule's description ({@link DedupSettings#dedupKey()}): a restore under another
+ * <p><b>Dedup key.</b> The identity rule's description ({@link RestoreRules#dedupKey()}): a restore under another
  * key fails naming {@code --dedup-key} unless {@code --allow-dedup-key-change} ({@link DedupKeyCheck}); state without
  * one is accepted.
  *
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * higher of Flink's watermark and the watermark the operator had reached at its last checkpoint, kept here: after a
  * restore Flink's watermark starts from nothing while the buckets expired before the failure stay gone, and a record
  * whose copy was in one of them must not pass as new. The restore takes the highest subtask's. {@link
- * DedupSettings#resetLatenessWatermark()} ignores it, to recover from a watermark bad data pushed too far. (Before the
+ * RestoreRules#resetLatenessWatermark()} ignores it, to recover from a watermark bad data pushed too far. (Before the
  * first watermark of a fresh start nothing is late, and nothing can be missed: no bucket has been dropped yet.)
  *
  * <p><b>Time options</b> (bucket size, zone, retention, allowed lateness) are kept with the event time before which
@@ -68,7 +67,7 @@ public final class RestoreContract {
      * operator runs from a checkpoint or savepoint) against this run, failing with a message that names the option, and
      * records this run's values in their place.
      */
-    public static RestoreContract restore(OperatorStateStore store, boolean restored, DedupSettings settings, DedupPlan plan,
+    public static RestoreContract restore(OperatorStateStore store, boolean restored, RestoreRules settings, DedupPlan plan,
             TimeBuckets buckets) throws Exception {
         ListState<Integer> shardCount = store.getUnionListState(DedupStateLayout.shardCount());
         if (restored) {
