@@ -33,7 +33,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * several inserts before it is written is written once for all of them. Where a page takes many inserts per interval
  * (small state), D stays small and the rule writes pages, as without a journal; where each insert meets a page of its
  * own (days of impressions in state), it writes entries for several intervals, then the pages once. The quarter also
- * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each), some seconds.
+ * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each; its time after a
+ * TaskManager kill is not measured yet).
  *
  * <p>What a shard's journal does not change: a dirty page evicted between checkpoints is written then, as without a
  * journal; so while the state is larger than the cache, most pages are written by evictions, and the journal saves
@@ -55,8 +56,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * journal cleared, so a savepoint's pages are complete, the state tools read them as they are, and a savepoint restores
  * onto either backend. A retained checkpoint may hold one; the tools refuse it, naming the shards.
  *
- * <p>Only pages behind a cache are journaled (the heap backend and the uncached format write state at once). Not
- * thread-safe: the task thread only.
+ * <p>Only pages behind a cache are journaled: without one (the heap backend's default) and for the format new buckets
+ * are not created in, every write goes to state at once. Not thread-safe: the task thread only.
  */
 public final class PageJournal {
 
