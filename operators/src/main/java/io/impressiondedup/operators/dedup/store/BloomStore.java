@@ -8,7 +8,6 @@ import io.impressiondedup.state.bloom.PageAddress;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.plan.DedupPlan;
-import java.util.BitSet;
 import java.util.Locale;
 import org.apache.flink.api.common.state.MapState;
 
@@ -22,24 +21,20 @@ import org.apache.flink.api.common.state.MapState;
  * layer while the shard's growth layers stay within the shard state cap ({@link DedupPlan#shardGrowthAllowanceBytes()}),
  * else its newest layer over-fills.
  */
-public final class BloomStore implements FormatStore, BloomPageStore {
+public final class BloomStore extends PagedFormatStore<PageGroup> implements BloomPageStore {
 
-    private final MapStatePages<PageGroup> pages;
     /** The plan of new buckets, or {@code null} for a store that only looks up ({@code inspect}). */
     private final DedupPlan plan;
     private final long shardGrowthAllowance;
-    /** Where inserts into cached pages are recorded, or {@code null}. */
-    private final PageJournal journal;
     /** The bucket and filter the following {@link #readPage}/{@link #writePage} are for. */
     private long bucket;
     private ScalableBloomFilter filter;
 
     BloomStore(MapState<Long, PageGroup> groups, PageCache<PageGroup> cache, DedupPlan plan, PageJournal journal) {
-        this.pages = new MapStatePages<>(groups, cache,
-                key -> "Bloom page group " + PageAddress.page(key) + " of slot " + PageAddress.slot(key), 8);
+        super(new MapStatePages<>(groups, cache,
+                key -> "Bloom page group " + PageAddress.page(key) + " of slot " + PageAddress.slot(key), 8), journal);
         this.plan = plan;
         this.shardGrowthAllowance = plan == null ? 0 : plan.shardGrowthAllowanceBytes();
-        this.journal = cache == null ? null : journal;
     }
 
     /**
@@ -66,11 +61,6 @@ public final class BloomStore implements FormatStore, BloomPageStore {
     }
 
     @Override
-    public void beginRecord(int shard) {
-        pages.beginRecord(shard);
-    }
-
-    @Override
     public boolean mightContain(long bucket, BucketFilter filter, RecordHashes hashes) {
         ScalableBloomFilter bloom = select(bucket, filter);
         hashes.hashFor(bloom.fingerprintScheme());
@@ -83,9 +73,7 @@ public final class BloomStore implements FormatStore, BloomPageStore {
         hashes.hashFor(bloom.fingerprintScheme());
         // What the shard's growth layers may still take; only summed when the filter needs a layer.
         Insertion insertion = bloom.insertAbsent(hashes.h1(), hashes.h2(), this, bloom.needsLayer() ? room.bytesLeft() : 0);
-        if (journal != null) { // the insert went into the newest layer
-            journal.record(pages.shard(), StateFormat.BLOOM, bucket, bloom.layerCount() - 1, hashes.h1(), hashes.h2());
-        }
+        journal(bucket, bloom.layerCount() - 1, hashes.h1(), hashes.h2()); // the insert went into the newest layer
         return insertion;
     }
 
@@ -127,27 +115,7 @@ public final class BloomStore implements FormatStore, BloomPageStore {
 
     @Override
     public void removeBucket(int shard, long bucket) {
-        pages.removeBucket(shard, group -> group.removeBucket(bucket), PageGroup::isEmpty, "the Bloom pages of bucket " + bucket);
-    }
-
-    @Override
-    public void writeShard(int shard) {
-        pages.writeShard(shard);
-    }
-
-    @Override
-    public int flush(BitSet selected) {
-        return pages.flush(selected);
-    }
-
-    @Override
-    public void addDirtyBytes(long[] bytesByShard) {
-        pages.addDirtyBytes(bytesByShard);
-    }
-
-    @Override
-    public long heldBytes() {
-        return pages.heldBytes();
+        pages.removeBucket(group -> group.removeBucket(bucket), PageGroup::isEmpty, "the Bloom pages of bucket " + bucket);
     }
 
     @Override

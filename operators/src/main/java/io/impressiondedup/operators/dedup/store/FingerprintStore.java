@@ -8,7 +8,6 @@ import io.impressiondedup.state.fingerprints.FingerprintPage;
 import io.impressiondedup.state.fingerprints.FingerprintPart;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.api.common.state.MapState;
@@ -29,9 +28,8 @@ import org.apache.flink.api.common.state.MapState;
  * as a section may grow ({@link FingerprintPage#fitsOneMore}), the value goes to the part's overflow band, which never
  * grows past the bucket's planned state.
  */
-public final class FingerprintStore implements FormatStore {
+public final class FingerprintStore extends PagedFormatStore<FingerprintPage> {
 
-    private final MapStatePages<FingerprintPage> pages;
     /** The plan of new buckets, or {@code null} for a store that only looks up ({@code inspect}). */
     private final DedupPlan plan;
     /** The sizing of new buckets and of new parts of a bucket (a merged shard's cell without one). */
@@ -39,16 +37,13 @@ public final class FingerprintStore implements FormatStore {
     private final long shardGrowthAllowance;
     /** The job's shard count: a bucket in parts finds a record's part from it ({@link FingerprintBucket#partHolding}). */
     private final int shards;
-    /** Where inserts into cached pages are recorded, or {@code null}. */
-    private final PageJournal journal;
 
     FingerprintStore(MapState<Long, FingerprintPage> state, PageCache<FingerprintPage> cache, DedupPlan plan, int shards,
             PageJournal journal) {
-        this.pages = new MapStatePages<>(state, cache, key -> "fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of "
-                + FingerprintBucket.pageCountOf(key), 4);
+        super(new MapStatePages<>(state, cache, key -> "fingerprint page " + FingerprintBucket.pageIndexOf(key) + " of "
+                + FingerprintBucket.pageCountOf(key), 4), journal);
         this.plan = plan;
         this.shards = shards;
-        this.journal = cache == null ? null : journal;
         this.sizing = plan == null ? null : FingerprintStoreSizing.forPlan(plan);
         this.shardGrowthAllowance = plan == null ? 0 : sizing.shardGrowthAllowanceBytes(plan.shardStateCap(), plan.liveBuckets());
     }
@@ -66,11 +61,6 @@ public final class FingerprintStore implements FormatStore {
     @Override
     public long shardGrowthAllowance() {
         return shardGrowthAllowance;
-    }
-
-    @Override
-    public void beginRecord(int shard) {
-        pages.beginRecord(shard);
     }
 
     @Override
@@ -105,10 +95,7 @@ public final class FingerprintStore implements FormatStore {
         }
         Insertion insertion = part.recordInsert(band);
         pages.write(key, page);
-        if (journal != null) {
-            journal.record(pages.shard(), StateFormat.FINGERPRINTS, bucket, fingerprints.parts().indexOf(part) << 8 | band, hashes.h1(),
-                    hashes.h2());
-        }
+        journal(bucket, fingerprints.parts().indexOf(part) << 8 | band, hashes.h1(), hashes.h2());
         return insertion;
     }
 
@@ -132,27 +119,7 @@ public final class FingerprintStore implements FormatStore {
 
     @Override
     public void removeBucket(int shard, long bucket) {
-        pages.removeBucket(shard, page -> page.removeBucket(bucket), FingerprintPage::isEmpty, "the fingerprint sections of bucket " + bucket);
-    }
-
-    @Override
-    public void writeShard(int shard) {
-        pages.writeShard(shard);
-    }
-
-    @Override
-    public int flush(BitSet selected) {
-        return pages.flush(selected);
-    }
-
-    @Override
-    public void addDirtyBytes(long[] bytesByShard) {
-        pages.addDirtyBytes(bytesByShard);
-    }
-
-    @Override
-    public long heldBytes() {
-        return pages.heldBytes();
+        pages.removeBucket(page -> page.removeBucket(bucket), FingerprintPage::isEmpty, "the fingerprint sections of bucket " + bucket);
     }
 
     @Override

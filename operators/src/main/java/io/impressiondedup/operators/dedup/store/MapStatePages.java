@@ -80,12 +80,12 @@ final class MapStatePages<V> {
     }
 
     /**
-     * Removes a bucket from every page of {@code shard} (its key current; {@code removeBucket} says whether a page held
-     * any of it), dropping pages left empty: one pass over the shard's entries, once per bucket expiry. The cache first
-     * writes the shard's dirty pages and forgets them all, so it holds no page of the dropped bucket afterwards.
+     * Removes a bucket from every page in state of the current key's shard ({@code removeBucket} says whether a page held
+     * any of it), dropping pages left empty: one pass over the shard's entries, once per bucket expiry. The caller has
+     * written and forgotten the shard's cached pages first ({@link #writeShard}), so the cache holds no page of the dropped
+     * bucket afterwards.
      */
-    void removeBucket(int shard, Predicate<V> removeBucket, Predicate<V> isEmpty, String what) {
-        writeShard(shard);
+    void removeBucket(Predicate<V> removeBucket, Predicate<V> isEmpty, String what) {
         PageEntries.removeBucket(state, removeBucket, isEmpty, what);
     }
 
