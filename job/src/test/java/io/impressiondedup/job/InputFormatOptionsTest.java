@@ -10,7 +10,7 @@ import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.parsing.AvroImpressionParser;
 import io.impressiondedup.job.io.parsing.JsonImpressionParser;
 import io.impressiondedup.job.io.parsing.RecordParser;
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

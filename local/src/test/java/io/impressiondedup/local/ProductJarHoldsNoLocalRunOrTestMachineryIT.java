@@ -72,9 +72,9 @@ class ProductJarHoldsNoLocalRunOrTestMachineryIT {
                 .format(ValueFormat.AVRO).build()).next();
         assertThat(record.recordClass).isEqualTo(RecordClass.UNIQUE);
         try (URLClassLoader jar = new URLClassLoader(new URL[] {Repository.jobJar().toUri().toURL()}, clusterProvided)) {
-            Class<?> fields = jar.loadClass("io.impressiondedup.job.io.parsing.avro.AvroImpressionFields");
+            Class<?> fields = jar.loadClass("io.impressiondedup.job.io.avro.AvroImpressionFields");
             @SuppressWarnings({"unchecked", "rawtypes"})
-            Object none = Enum.valueOf((Class) jar.loadClass("io.impressiondedup.job.io.parsing.avro.AvroWirePrefix"), "NONE");
+            Object none = Enum.valueOf((Class) jar.loadClass("io.impressiondedup.job.io.avro.AvroWirePrefix"), "NONE");
             Object reader = fields.getConstructor(String.class, none.getClass(), OptionalInt.class, List.class, List.class).newInstance(
                     GeneratorSettings.avroSchemaText(), none, OptionalInt.empty(), List.of(List.of("requestId"), List.of("adId")), List.of("ts"));
             Method read = fields.getMethod("read", byte[].class);

@@ -3,7 +3,7 @@ package io.impressiondedup.bench.parse;
 import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.parsing.RecordParser;
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;

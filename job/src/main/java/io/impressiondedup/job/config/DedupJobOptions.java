@@ -1,6 +1,6 @@
 package io.impressiondedup.job.config;
 
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.StateFormat;

@@ -2,9 +2,8 @@ package io.impressiondedup.job.config;
 
 import static io.impressiondedup.job.config.DedupJobOptions.*;
 
-import io.impressiondedup.job.io.parsing.AvroImpressionParser;
-import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields;
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroImpressionFields;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -64,7 +63,7 @@ final class InputFormatOptions {
         }
         ParserSettings avro = settings.withAvro(schemaText, prefix, schemaId.map(OptionalInt::of).orElse(OptionalInt.empty()));
         try {
-            AvroImpressionParser.fieldsOf(avro);
+            avro.avroFields();
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("--" + AVRO_SCHEMA_FILE.key() + " " + file + " does not fit " + optionsNamedIn(e.getMessage(),
                     avro, fieldOptions) + ": " + e.getMessage(), e);

@@ -1,6 +1,7 @@
 package io.impressiondedup.job.config;
 
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroImpressionFields;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.io.Serializable;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.stream.Collectors;
 
 /**
  * What the source-side parser needs: the input format, where the key fields and the event time are, and the limits
@@ -170,6 +172,21 @@ public final class ParserSettings implements Serializable {
     /** The schema id an Avro value's confluent prefix must carry, if one was configured. */
     public OptionalInt avroSchemaId() {
         return avroSchemaId == null ? OptionalInt.empty() : OptionalInt.of(avroSchemaId);
+    }
+
+    /**
+     * A reader of these settings' Avro schema for their field paths (the key fields and the event time): what the
+     * parser reads with, and what the options' check at start builds once to find a schema that cannot hold a field.
+     *
+     * @throws IllegalArgumentException naming the path, if the schema is invalid or cannot hold a configured field
+     * @throws IllegalStateException if the input format is not Avro
+     */
+    public AvroImpressionFields avroFields() {
+        if (inputFormat != InputFormat.AVRO) {
+            throw new IllegalStateException("the input format is " + inputFormat + ", not avro");
+        }
+        List<List<String>> keyPaths = keyFields.stream().map(FieldPath::tokens).collect(Collectors.toList());
+        return new AvroImpressionFields(avroSchemaText, avroWirePrefix, avroSchemaId(), keyPaths, timestampField.tokens());
     }
 
     private ParserSettings copy() {

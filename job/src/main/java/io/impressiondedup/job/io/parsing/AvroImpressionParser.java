@@ -1,14 +1,11 @@
 package io.impressiondedup.job.io.parsing;
 
-import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.InputFormat;
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields;
+import io.impressiondedup.job.io.avro.AvroImpressionFields;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import java.util.List;
 import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
 /**
@@ -43,21 +40,10 @@ public final class AvroImpressionParser implements RecordParser {
         if (settings.inputFormat() != InputFormat.AVRO) {
             throw new IllegalArgumentException("the input format is " + settings.inputFormat() + ", not avro");
         }
-        this.fields = fieldsOf(settings);
+        this.fields = settings.avroFields();
         this.assembler = new ImpressionAssembler(settings, clock);
         this.eventTimes = new EventTimeRules(settings);
         this.keyValues = new String[fields.keyCount()];
-    }
-
-    /**
-     * The reader of {@code settings}' Avro schema for its field paths.
-     *
-     * @throws IllegalArgumentException naming the path, if the schema is invalid or cannot hold a configured field
-     */
-    public static AvroImpressionFields fieldsOf(ParserSettings settings) {
-        List<List<String>> keyPaths = settings.keyFields().stream().map(FieldPath::tokens).collect(Collectors.toList());
-        return new AvroImpressionFields(settings.avroSchemaText(), settings.avroWirePrefix(), settings.avroSchemaId(), keyPaths,
-                settings.timestampField().tokens());
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.impressiondedup.job.io.parsing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.job.config.ParserSettings;
-import io.impressiondedup.job.io.parsing.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;

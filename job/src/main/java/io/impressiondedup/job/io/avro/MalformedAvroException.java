@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 /**
  * Why a value is not a record of the schema, found while decoding it. Never leaves {@link AvroImpressionFields}:

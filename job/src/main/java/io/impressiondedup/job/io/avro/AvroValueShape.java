@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 import java.util.Collection;
 import java.util.IdentityHashMap;

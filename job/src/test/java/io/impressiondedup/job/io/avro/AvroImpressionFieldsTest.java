@@ -1,9 +1,9 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields.EventTimeKind;
+import io.impressiondedup.job.io.avro.AvroImpressionFields.EventTimeKind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -1,8 +1,8 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.impressiondedup.job.io.parsing.avro.AvroImpressionFields.EventTimeKind;
+import io.impressiondedup.job.io.avro.AvroImpressionFields.EventTimeKind;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;

@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 /**
  * Reads Avro's binary encoding from a byte array, within {@code [pos, end)}, and skips values by their writer

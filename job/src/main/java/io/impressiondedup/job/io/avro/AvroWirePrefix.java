@@ -1,4 +1,4 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
 /** What precedes the Avro binary record in a Kafka value. */
 public enum AvroWirePrefix {

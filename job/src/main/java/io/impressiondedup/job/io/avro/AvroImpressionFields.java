@@ -1,7 +1,7 @@
-package io.impressiondedup.job.io.parsing.avro;
+package io.impressiondedup.job.io.avro;
 
-import io.impressiondedup.job.io.parsing.avro.AvroFieldPlan.Node;
-import io.impressiondedup.job.io.parsing.avro.AvroFieldPlan.RecordPlan;
+import io.impressiondedup.job.io.avro.AvroFieldPlan.Node;
+import io.impressiondedup.job.io.avro.AvroFieldPlan.RecordPlan;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
