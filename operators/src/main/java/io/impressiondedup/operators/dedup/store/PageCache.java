@@ -27,9 +27,13 @@ import org.apache.flink.util.FlinkRuntimeException;
  * holds pages and directory of the same instant) and at end of input. Absent groups are cached too (as
  * {@code null}): early in a bucket most probes find no page, and each would otherwise be a state read.
  *
- * <p><b>Keys.</b> A shard and a {@code long} page key. Entries live in dense arrays (shard, key, page, flags)
- * indexed by an open-addressing table of {@code int}s (linear probing, backward-shift deletion): no boxing, no
- * allocation per access.
+ * <p><b>Keys.</b> A shard and a {@code long} page key. Entries live in dense arrays indexed by an open-addressing
+ * table (linear probing, backward-shift deletion): no boxing, no allocation per access. The lookup is laid out for
+ * memory, which is what it waits on once the pages are many times the CPU caches (the profile of a 20M-impression
+ * state: {@code find} was the operator's largest leaf): each table slot holds the key's 32-bit hash tag beside its
+ * entry index, so a probe reads an entry only where the tags match; an entry's key, shard and flags share one 16-byte
+ * record ({@link #entryWords}), so a hit reads and marks it in one cache line; and {@link #put} after {@link #get} of
+ * the same page (an insert writes the page its lookup read) finds the entry without probing again.
  *
  * <p><b>Budget in bytes.</b> The cache holds at most {@code budgetBytes} of heap: each entry weighs its page's heap bytes
  * (the given weigher: {@code FingerprintPage#heapBytes}, {@code PageGroup#heapBytes}) plus {@value #ENTRY_BYTES} B of
@@ -57,13 +61,17 @@ import org.apache.flink.util.FlinkRuntimeException;
  */
 final class PageCache<V> {
 
-    /** The job's default budget on RocksDB (see {@code --page-cache-bytes}). */
-    /** Heap bytes of an entry's own slots in the cache's arrays and table (key, shard, page reference, weight, flags, slots). */
-    static final int ENTRY_BYTES = 40;
+    /**
+     * Heap bytes of an entry's own slots in the cache's arrays and table: key, shard and flags (16), page reference (4),
+     * weight (8), two table slots (16) and its place in the free list (4).
+     */
+    static final int ENTRY_BYTES = 48;
 
-    private static final byte OCCUPIED = 1;
-    private static final byte REFERENCED = 2;
-    private static final byte DIRTY = 4;
+    private static final int OCCUPIED = 1;
+    private static final int REFERENCED = 2;
+    private static final int DIRTY = 4;
+    /** The high 32 bits of a table slot: the hash tag. */
+    private static final long TAG_BITS = 0xFFFFFFFF00000000L;
 
     private final MapState<Long, V> state;
     private final IntConsumer selectShardKey;
@@ -81,12 +89,17 @@ final class PageCache<V> {
     /** Heap bytes of each entry, as last weighed ({@link #ENTRY_BYTES} and its page's). */
     private final long[] weights;
     private long heldBytes;
-    private final int[] shards;
-    private final long[] keys;
+    /**
+     * Two words per entry: {@code [2e]} its page key, {@code [2e + 1]} its flags (bits 32-39) and shard (bits 0-31). One
+     * 16-byte record, so an entry's key, shard and flags are always in one cache line.
+     */
+    private final long[] entryWords;
     private final V[] groups;
-    private final byte[] flags;
-    /** Entry index + 1 per slot, 0 = empty; a power of two at least twice the capacity. */
-    private final int[] table;
+    /**
+     * Per slot, 0 = empty, else the key's hash tag (high 32 bits; its low bits are the slot's home) and entry index + 1
+     * (low 32 bits); a power of two at least twice the capacity.
+     */
+    private final long[] table;
     private final int mask;
     /** Entries freed by {@link #forgetShard}, reused before the hand evicts anything. */
     private final int[] freeEntries;
@@ -95,6 +108,8 @@ final class PageCache<V> {
     private int hand;
     /** The shard whose key the caller made current, restored after writing another shard's group. */
     private int currentShard = -1;
+    /** The entry of the last {@link #get} or {@link #put}, tried first by {@link #put}; may have been evicted since. */
+    private int lastEntry = -1;
 
     /**
      * @param state the pages' keyed state
@@ -122,13 +137,11 @@ final class PageCache<V> {
         this.hits = hits;
         this.misses = misses;
         this.dirtyEvictions = dirtyEvictions;
-        this.shards = new int[capacity];
-        this.keys = new long[capacity];
+        this.entryWords = new long[2 * capacity];
         this.groups = (V[]) new Object[capacity];
-        this.flags = new byte[capacity];
         this.freeEntries = new int[capacity];
         int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        this.table = new int[slots];
+        this.table = new long[slots];
         this.mask = slots - 1;
     }
 
@@ -136,14 +149,13 @@ final class PageCache<V> {
      * Heap bytes of one cached group on plan, with its share of the cache's arrays: a {@code PageGroup}
      * (16 B header + 2 references = 24 B), its owner array (16 + 8n), its page array (16 + 4n, rounded to 8)
      * and n pages of {@code pageBytes} (16 B header each), n = the plan's live buckets (every live bucket's
-     * page at that index); plus key, reference, flags and two table slots (8 + 4 + 1 + 8 + 4 of the free
-     * list = 25, counted 32). With the defaults (256 B pages, 5 live buckets): 24 + 56 + 40 + 5 x 272 + 32
-     * = 1,512 B. Groups of filters over plan (growth layers) are larger; the estimate is of the plan.
+     * page at that index); plus the entry's own {@value #ENTRY_BYTES} B. With the defaults (256 B pages, 5 live
+     * buckets): 24 + 56 + 40 + 5 x 272 + 48 = 1,528 B. Groups of filters over plan (growth layers) are larger; the estimate is of the plan.
      */
     static long bytesPerGroup(DedupPlan plan) {
         int n = plan.liveBuckets();
         long pageArray = (16 + 4L * n + 7) / 8 * 8;
-        return 24 + (16 + 8L * n) + pageArray + n * (16L + plan.pageBytes()) + 32;
+        return 24 + (16 + 8L * n) + pageArray + n * (16L + plan.pageBytes()) + ENTRY_BYTES;
     }
 
     /** How many groups {@code bytes} of heap hold ({@link #bytesPerGroup}); at least one if {@code bytes} is positive. */
@@ -154,11 +166,11 @@ final class PageCache<V> {
     /**
      * Heap bytes of one cached fingerprint page at the peak on plan: its {@code long[]} (16 B header, the page's
      * {@value FingerprintStoreSizing#DEFAULT_PAGE_BYTES} bytes of sections and their directory of 24 B a section, about
-     * 5% of spare words) and the {@code FingerprintPage} (24 B), plus the cache's share (32 B): about 1.2 KB.
+     * 5% of spare words) and the {@code FingerprintPage} (24 B), plus the entry's own {@value #ENTRY_BYTES} B: about 1.2 KB.
      */
     static long bytesPerFingerprintPage(DedupPlan plan) {
         long sections = plan.liveBuckets();
-        return 16 + FingerprintStoreSizing.DEFAULT_PAGE_BYTES * 21L / 20 + 24 * sections + 24 + 32;
+        return 16 + FingerprintStoreSizing.DEFAULT_PAGE_BYTES * 21L / 20 + 24 * sections + 24 + ENTRY_BYTES;
     }
 
     /** How many fingerprint pages {@code bytes} of heap hold ({@link #bytesPerFingerprintPage}). */
@@ -192,7 +204,8 @@ final class PageCache<V> {
         currentShard = shard;
         int entry = find(shard, key);
         if (entry >= 0) {
-            flags[entry] |= REFERENCED;
+            setFlags(entry, flags(entry) | REFERENCED);
+            lastEntry = entry;
             hits.inc();
             return groups[entry];
         }
@@ -204,23 +217,25 @@ final class PageCache<V> {
             throw new FlinkRuntimeException("Cannot read " + what + " " + key + " of shard " + shard, e);
         }
         V group = copier != null && stored != null ? copier.apply(stored) : stored;
-        trimToBudget(add(shard, key, group, (byte) 0));
+        lastEntry = add(shard, key, group, 0);
+        trimToBudget(lastEntry);
         return group;
     }
 
     /** Records that {@code group} (new, or changed in place) is the page at {@code key} of {@code shard}: it is now dirty. */
     void put(int shard, long key, V group) {
         currentShard = shard;
-        int entry = find(shard, key);
+        int entry = holds(lastEntry, shard, key) ? lastEntry : find(shard, key);
         if (entry >= 0) {
             groups[entry] = group;
-            flags[entry] |= DIRTY | REFERENCED;
+            setFlags(entry, flags(entry) | DIRTY | REFERENCED);
             long weight = weightOf(group);
             heldBytes += weight - weights[entry];
             weights[entry] = weight;
         } else {
             entry = add(shard, key, group, DIRTY); // evicted between the read and this write: cached again
         }
+        lastEntry = entry;
         trimToBudget(entry);
     }
 
@@ -236,9 +251,9 @@ final class PageCache<V> {
     int flush(BitSet selected) {
         int written = 0;
         for (int entry = 0; entry < used; entry++) {
-            if ((flags[entry] & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY) && (selected == null || selected.get(shards[entry]))) {
+            if ((flags(entry) & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY) && (selected == null || selected.get(shardOf(entry)))) {
                 writeBack(entry, true);
-                flags[entry] &= ~DIRTY;
+                setFlags(entry, flags(entry) & ~DIRTY);
                 written++;
             }
         }
@@ -251,8 +266,8 @@ final class PageCache<V> {
     /** Adds the heap bytes of each shard's dirty groups to {@code bytesByShard} (indexed by shard). */
     void addDirtyBytes(long[] bytesByShard) {
         for (int entry = 0; entry < used; entry++) {
-            if ((flags[entry] & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY)) {
-                bytesByShard[shards[entry]] += weights[entry];
+            if ((flags(entry) & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY)) {
+                bytesByShard[shardOf(entry)] += weights[entry];
             }
         }
     }
@@ -265,8 +280,8 @@ final class PageCache<V> {
     void forgetShard(int shard) {
         currentShard = shard;
         for (int entry = 0; entry < used; entry++) {
-            if ((flags[entry] & OCCUPIED) != 0 && shards[entry] == shard) {
-                if ((flags[entry] & DIRTY) != 0) {
+            if ((flags(entry) & OCCUPIED) != 0 && shardOf(entry) == shard) {
+                if ((flags(entry) & DIRTY) != 0) {
                     writeBack(entry, false);
                 }
                 removeFromTable(entry);
@@ -276,36 +291,66 @@ final class PageCache<V> {
         }
     }
 
-    private int home(int shard, long key) {
-        return (int) HashMixing.mix64(key + shard * 0x9E3779B97F4A7C15L) & mask;
+    /** The 32-bit hash tag of (shard, key): what a table slot keeps of its key; its low bits are the key's home slot. */
+    private static long tag(int shard, long key) {
+        return HashMixing.mix64(key + shard * 0x9E3779B97F4A7C15L) & TAG_BITS;
+    }
+
+    private int homeOf(long tag) {
+        return (int) (tag >>> 32) & mask;
+    }
+
+    private long keyOf(int entry) {
+        return entryWords[2 * entry];
+    }
+
+    private int shardOf(int entry) {
+        return (int) entryWords[2 * entry + 1];
+    }
+
+    private int flags(int entry) {
+        return (int) (entryWords[2 * entry + 1] >>> 32);
+    }
+
+    private void setFlags(int entry, int flags) {
+        entryWords[2 * entry + 1] = (long) flags << 32 | (entryWords[2 * entry + 1] & 0xFFFFFFFFL);
+    }
+
+    /** Whether {@code entry} (possibly -1, or freed and reused since it was remembered) holds {@code shard}'s {@code key}. */
+    private boolean holds(int entry, int shard, long key) {
+        return entry >= 0 && (flags(entry) & OCCUPIED) != 0 && keyOf(entry) == key && shardOf(entry) == shard;
     }
 
     private int find(int shard, long key) {
-        for (int slot = home(shard, key); ; slot = (slot + 1) & mask) {
-            int entry = table[slot] - 1;
-            if (entry < 0) {
+        long tag = tag(shard, key);
+        for (int slot = homeOf(tag); ; slot = (slot + 1) & mask) {
+            long held = table[slot];
+            if (held == 0) {
                 return -1;
             }
-            if (keys[entry] == key && shards[entry] == shard) {
-                return entry;
+            if ((held & TAG_BITS) == tag) {
+                int entry = (int) held - 1;
+                if (keyOf(entry) == key && shardOf(entry) == shard) {
+                    return entry;
+                }
             }
         }
     }
 
     /** Adds an entry; returns it. */
-    private int add(int shard, long key, V group, byte dirty) {
+    private int add(int shard, long key, V group, int dirty) {
         int entry = allocate();
-        shards[entry] = shard;
-        keys[entry] = key;
+        entryWords[2 * entry] = key;
+        entryWords[2 * entry + 1] = (long) (OCCUPIED | dirty) << 32 | (shard & 0xFFFFFFFFL);
         groups[entry] = group;
-        flags[entry] = (byte) (OCCUPIED | dirty);
         weights[entry] = weightOf(group);
         heldBytes += weights[entry];
-        int slot = home(shard, key);
+        long tag = tag(shard, key);
+        int slot = homeOf(tag);
         while (table[slot] != 0) {
             slot = (slot + 1) & mask;
         }
-        table[slot] = entry + 1;
+        table[slot] = tag | (entry + 1L);
         return entry;
     }
 
@@ -339,14 +384,15 @@ final class PageCache<V> {
         while (true) {
             int entry = hand;
             hand = hand + 1 == used ? 0 : hand + 1;
-            if ((flags[entry] & OCCUPIED) == 0 || entry == kept) {
+            int flags = flags(entry);
+            if ((flags & OCCUPIED) == 0 || entry == kept) {
                 continue;
             }
-            if ((flags[entry] & REFERENCED) != 0) {
-                flags[entry] &= ~REFERENCED;
+            if ((flags & REFERENCED) != 0) {
+                setFlags(entry, flags & ~REFERENCED);
                 continue;
             }
-            if ((flags[entry] & DIRTY) != 0) {
+            if ((flags & DIRTY) != 0) {
                 writeBack(entry, false);
                 dirtyEvictions.inc();
             }
@@ -361,13 +407,13 @@ final class PageCache<V> {
         heldBytes -= weights[entry];
         weights[entry] = 0;
         groups[entry] = null;
-        flags[entry] = 0;
+        setFlags(entry, 0);
     }
 
     /** Puts an entry's group into state under its shard's key; restores the current shard's key unless {@code batch}. */
     private void writeBack(int entry, boolean batch) {
-        long key = keys[entry];
-        int shard = shards[entry];
+        long key = keyOf(entry);
+        int shard = shardOf(entry);
         boolean otherKey = batch || shard != currentShard;
         if (otherKey) {
             selectShardKey.accept(shard);
@@ -387,14 +433,13 @@ final class PageCache<V> {
 
     /** Linear-probing removal of {@code entry} with backward shift, so that no later key of the run becomes unreachable. */
     private void removeFromTable(int entry) {
-        int slot = home(shards[entry], keys[entry]);
-        while (table[slot] - 1 != entry) {
+        int slot = homeOf(tag(shardOf(entry), keyOf(entry)));
+        while ((int) table[slot] - 1 != entry) {
             slot = (slot + 1) & mask;
         }
         int hole = slot;
         for (int next = (hole + 1) & mask; table[next] != 0; next = (next + 1) & mask) {
-            int moved = table[next] - 1;
-            int wanted = home(shards[moved], keys[moved]);
+            int wanted = homeOf(table[next] & TAG_BITS); // the moved key's home, from its slot alone
             // Move the entry at next into the hole unless its home lies cyclically in (hole, next].
             boolean homeBetween = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next);
             if (!homeBetween) {

@@ -236,6 +236,34 @@ class PageCacheTest {
     }
 
     @Test
+    void aWriteToAPageWhoseEntryWasFreedSinceItsReadIsCachedAgainNotLost() {
+        PageCache<PageGroup> cache = cache(4, false);
+        onShard(1);
+        cache.get(1, address(1)); // the entry a following put of the same page tries first
+        cache.forgetShard(1); // frees it
+        cache.put(1, address(1), groupWith(10, 1));
+        assertThat(cache.size()).isEqualTo(1);
+        assertThat(cache.flush()).isEqualTo(1);
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(1L);
+    }
+
+    @Test
+    void aWriteAfterTheEntryWasReusedByAnotherPageUpdatesItsOwnPage() {
+        PageCache<PageGroup> cache = cache(1, false);
+        onShard(1);
+        cache.get(1, address(1));
+        onShard(2);
+        cache.get(2, address(1)); // the single entry now holds shard 2's page
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 1));
+        onShard(2);
+        assertThat(cache.get(2, address(1))).as("shard 2's page, read from state again").isNull();
+        cache.flush();
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(1L);
+        assertThat(state.byKey.get(2)).doesNotContainKey(address(1));
+    }
+
+    @Test
     void onABackendKeepingObjectsStateNeverSharesAnObjectWithTheCache() {
         PageCache<PageGroup> cache = cache(4, true);
         onShard(0);
@@ -283,8 +311,8 @@ class PageCacheTest {
     void theBudgetBuysGroupsOfThePlansSize() {
         DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).pageBytes(256).build();
         assertThat(plan.liveBuckets()).isEqualTo(5);
-        assertThat(PageCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 32);
-        assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1512));
+        assertThat(PageCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 48);
+        assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1528));
         assertThat(PageCache.groupsFor(0, plan)).isZero();
         assertThat(PageCache.groupsFor(1, plan)).isEqualTo(1);
     }
