@@ -133,8 +133,14 @@ public final class BootstrapCommand {
         return 0;
     }
 
-    /** The first pass: the newest event time of the history's impressions, or {@code null} if it has none. */
+    /**
+     * The first pass: the newest event time of the history's impressions, or {@code null} if it has none. A file is read
+     * here ({@link HistorySource#newestInFile}); a topic by a Flink job.
+     */
     private static Long newestTimestamp(HistorySource history, Settings settings) throws Exception {
+        if (history.isFile()) {
+            return history.newestInFile();
+        }
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
         KeySelector<Long, Integer> all = time -> 0;
         List<Long> newest = new ArrayList<>();

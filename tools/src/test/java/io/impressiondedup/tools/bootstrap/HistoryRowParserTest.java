@@ -74,4 +74,35 @@ class HistoryRowParserTest {
         assertThat(third.error).startsWith("the row is not UTF-8");
         assertThat(reader.read()).isNull();
     }
+
+    @Test
+    void linesSpanningManySmallReadsComeOutWholeAndALineOverTheLimitIsAnErrorThatKeepsTheNumbering() throws Exception {
+        byte[] longLine = new byte[NumberedLineInputFormat.MAX_LINE_BYTES + 1];
+        java.util.Arrays.fill(longLine, (byte) 'x');
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        bytes.write("first,ad,1\r".getBytes(StandardCharsets.UTF_8));
+        bytes.write("\n\n".getBytes(StandardCharsets.UTF_8));
+        bytes.write(longLine);
+        bytes.write("\n\u00e9 spans,ad,4".getBytes(StandardCharsets.UTF_8)); // the last line has no line end
+        byte[] all = bytes.toByteArray();
+        // At most 3 bytes per read: every line end, the \r\n and the two bytes of the e acute fall across reads.
+        java.io.InputStream trickle = new java.io.FilterInputStream(new ByteArrayInputStream(all)) {
+            @Override
+            public int read(byte[] buffer, int offset, int length) throws java.io.IOException {
+                return super.read(buffer, offset, Math.min(length, 3));
+            }
+        };
+        for (java.io.InputStream in : java.util.List.of(new ByteArrayInputStream(all), trickle)) {
+            NumberedLineInputFormat.LineReader reader = new NumberedLineInputFormat.LineReader(in);
+            assertThat(reader.read().text).isEqualTo("first,ad,1");
+            assertThat(reader.read().text).isEmpty();
+            NumberedLine tooLong = reader.read();
+            assertThat(tooLong.number).isEqualTo(3);
+            assertThat(tooLong.error).isEqualTo("the row is longer than " + NumberedLineInputFormat.MAX_LINE_BYTES + " bytes");
+            NumberedLine last = reader.read();
+            assertThat(last.number).isEqualTo(4);
+            assertThat(last.text).isEqualTo("\u00e9 spans,ad,4");
+            assertThat(reader.read()).isNull();
+        }
+    }
 }
