@@ -341,7 +341,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     @Override
     public void finish() throws Exception {
         directories.flush(); // the pages go with the final checkpoint's snapshot: all of them in a savepoint (stop --drain)
-        LOG.info("Final share, dedup subtask {}: {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share());
+        updateGauges();
+        LOG.info("Final share, dedup subtask {}: {}; {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share(),
+                metrics.pageCacheFigures());
         super.finish();
     }
 }

@@ -143,6 +143,15 @@ public final class DedupMetrics {
         estimatedFpp = statistics.worstShardEstimatedFpp();
     }
 
+    /**
+     * The page cache's counts so far, as the operator logs them at the end of input: on a state larger than the cache,
+     * what a run's speed turns on (a miss is a state read, a dirty eviction a state write).
+     */
+    public String pageCacheFigures() {
+        return String.format(java.util.Locale.ROOT, "page cache: %d hits, %d misses, %d dirty evictions, %d bytes held",
+                pageCacheHits.getCount(), pageCacheMisses.getCount(), pageCacheDirtyEvictions.getCount(), pageCacheBytes);
+    }
+
     /** The subtask's share of the account, as the operator logs it at every checkpoint and at the end of input. */
     public String share() {
         return String.format(java.util.Locale.ROOT,
