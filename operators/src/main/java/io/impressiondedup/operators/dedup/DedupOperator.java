@@ -158,11 +158,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
                 settings.stateTtl(), metrics);
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), this::selectShard);
+        directories.restoreAll(getKeyedStateBackend(), shardKeys); // before the stores: their caches follow the formats held
         pageStores = FormatStores.open(getPartitionedState(DedupStateLayout.pages()), getPartitionedState(DedupStateLayout.fingerprintPages()),
                 getPartitionedState(DedupStateLayout.pageJournal()), plan, settings.pageCacheBudget(), getContainingTask().getEnvironment()
-                .getTaskManagerInfo().getConfiguration(), this::selectShard, !getKeyedStateBackend().isSafeToReuseKVState(), metrics);
+                .getTaskManagerInfo().getConfiguration(), directories.directories(), this::selectShard,
+                !getKeyedStateBackend().isSafeToReuseKVState(), metrics);
         growthWarnings = new FilterGrowthWarnings(LOG, buckets, metrics.filterExpansions, metrics.cappedInsertions);
-        directories.restoreAll(getKeyedStateBackend(), shardKeys);
         Object currentKey = getCurrentKey();
         pageStores.replayJournals(getKeyedStateBackend(), shardKeys, directories::get); // after the directories
         expiry.restored(directories.directories(), this::selectShard);

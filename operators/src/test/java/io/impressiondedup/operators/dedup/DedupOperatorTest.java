@@ -12,6 +12,7 @@ import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.identity.FingerprintSecret;
 import io.impressiondedup.state.identity.HashMixing;
@@ -573,6 +574,40 @@ class DedupOperatorTest {
                 pagesOfTomorrow += h.pagesPerBucket(shardKey).getOrDefault(today + 1, 0L);
             }
             assertThat(pagesOfTomorrow).isGreaterThanOrEqualTo(shardKeys.size());
+        }
+    }
+
+    /**
+     * After a restore that switches {@code --state-format}, a record meets the restored buckets of the other format: their
+     * pages are served from a page cache too (each format gets half the budget while both are held), not read and
+     * written uncached.
+     */
+    @ParameterizedTest
+    @EnumSource(StateFormat.class)
+    void afterARestoreThatSwitchesTheStateFormatTheRestoredFormatsPagesAreCachedToo(StateFormat restored) throws Exception {
+        StateFormat plan = restored == StateFormat.BLOOM ? StateFormat.FINGERPRINTS : StateFormat.BLOOM;
+        DedupSettings cached = DedupSettings.builder().plan(defaults().plan()).pageCacheBytes(16L << 20).build();
+        OperatorSubtaskState state;
+        try (DedupHarness h = DedupHarness.open(DifferentialDedupTest.inFormat(cached, restored), Backend.ROCKSDB)) {
+            for (int i = 0; i < 200; i++) {
+                h.process(impression("r" + i, "a", T0 + HOUR + i));
+            }
+            state = h.snapshot(1);
+        }
+        try (DedupHarness h = DedupHarness.open(DifferentialDedupTest.inFormat(cached, plan), Backend.ROCKSDB, 1, 0, state)) {
+            for (int i = 0; i < 200; i++) {
+                h.process(impression("r" + i, "a", T0 + HOUR + i)); // copies, found in the restored buckets
+            }
+            long misses = h.counter(DedupMetrics.PAGE_CACHE_MISSES);
+            assertThat(misses + h.counter(DedupMetrics.PAGE_CACHE_HITS)).as("reads of the restored format's pages through a cache")
+                    .isGreaterThanOrEqualTo(200);
+            long hits = h.counter(DedupMetrics.PAGE_CACHE_HITS);
+            for (int i = 0; i < 200; i++) {
+                h.process(impression("r" + i, "a", T0 + HOUR + i));
+            }
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(400);
+            assertThat(h.counter(DedupMetrics.PAGE_CACHE_MISSES)).as("the second pass reads no page from state").isEqualTo(misses);
+            assertThat(h.counter(DedupMetrics.PAGE_CACHE_HITS) - hits).isGreaterThanOrEqualTo(200);
         }
     }
 }

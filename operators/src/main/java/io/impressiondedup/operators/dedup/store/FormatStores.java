@@ -38,8 +38,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Page cache.</b> On RocksDB the read of a page and a unique record's write of it are most of the operator's time,
  * so pages are cached on the heap ({@link PageCache}, {@link PageCacheBudget}): bounded, written back on eviction, before a
  * checkpoint's barrier and at the end of input; a bucket's expiry first writes back and forgets its shard's pages. The
- * budget goes to the format new buckets are created in; the other format's pages are read and written uncached. The state
- * layout is the same with or without the cache.
+ * budget goes to the format new buckets are created in, unless the restored state holds buckets of the other format (a
+ * change of {@code --state-format} working through the retention): then each format gets a cache of half the budget, so
+ * that a record, which meets the buckets of both, finds both in memory (uncached, the other format's reads and writes
+ * made a 20M-impression state run at 0.17 of the keyed pass-through, against 0.49 in one format: bench/results,
+ * 2026-11-28-flink-defaults-20m-fingerprints.txt). A restart that finds only the plan's format gives it the whole budget
+ * again. The state layout is the same with or without the cache.
  */
 public final class FormatStores {
 
@@ -77,45 +81,68 @@ public final class FormatStores {
      */
     public static FormatStores cachedWithinShard(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
             long budgetBytes, DedupPlan plan) {
-        return cached(pageGroups, fingerprintPages, null, plan, budgetBytes, shard -> {}, false, new SimpleCounter(),
+        return cached(pageGroups, fingerprintPages, null, plan, budgetBytes, false, shard -> {}, false, new SimpleCounter(),
                 new SimpleCounter(), new SimpleCounter());
     }
 
     /**
      * The stores of a dedup subtask, with a cache of {@code budget} resolved against the TaskManager's configuration
      * {@code taskManager} ({@link PageCacheBudget#resolve}), its changes journaled in {@code journal} ({@link PageJournal});
-     * logs which format new buckets take and the cache.
+     * logs which format new buckets take and the cache. {@code restored} are the subtask's restored bucket directories:
+     * if any holds a bucket of the other format than the plan's, both formats are cached (class comment).
      *
      * @param selectShardKey makes a shard's key the current key, for write-backs of another shard's pages
      * @param copies whether the backend hands out its own objects, which a cached page must then not be
      *     ({@code KeyedStateBackend#isSafeToReuseKVState})
      */
     public static FormatStores open(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
-            ListState<byte[]> journal, DedupPlan plan, PageCacheBudget budget, Configuration taskManager, IntConsumer selectShardKey,
-            boolean copies, DedupMetrics metrics) {
+            ListState<byte[]> journal, DedupPlan plan, PageCacheBudget budget, Configuration taskManager, BucketFilters[] restored,
+            IntConsumer selectShardKey, boolean copies, DedupMetrics metrics) {
         long cacheBytes = budget.resolve(taskManager, Runtime.getRuntime().maxMemory());
-        FormatStores stores = cached(pageGroups, fingerprintPages, journal, plan, cacheBytes, selectShardKey, copies, metrics.pageCacheHits,
-                metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
+        FormatStores stores = cached(pageGroups, fingerprintPages, journal, plan, cacheBytes, holdsOtherFormat(restored, plan.stateFormat()),
+                selectShardKey, copies, metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
         LOG.info("New buckets are stored as {} (--state-format); page cache: {}{}", plan.stateFormat().optionValue(),
                 stores.cacheDescription, budget.isShareOfTaskHeap() ? ", " + budget.describe() : "");
         return stores;
     }
 
+    /** Whether any of {@code directories} (null entries: shards without state) holds a bucket of another format than {@code format}. */
+    static boolean holdsOtherFormat(BucketFilters[] directories, StateFormat format) {
+        for (BucketFilters directory : directories) {
+            for (int i = 0; directory != null && i < directory.size(); i++) {
+                if (directory.filterAt(i).format() != format) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private static FormatStores cached(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
-            ListState<byte[]> journal, DedupPlan plan, long cacheBytes, IntConsumer selectShardKey, boolean copies, Counter hits, Counter misses,
-            Counter dirtyEvictions) {
+            ListState<byte[]> journal, DedupPlan plan, long cacheBytes, boolean bothFormats, IntConsumer selectShardKey, boolean copies,
+            Counter hits, Counter misses, Counter dirtyEvictions) {
         boolean fingerprints = plan.stateFormat() == StateFormat.FINGERPRINTS;
-        int cachedPages = fingerprints ? PageCache.fingerprintPagesFor(cacheBytes, plan) : PageCache.groupsFor(cacheBytes, plan);
-        PageCache<PageGroup> groupCache = cachedPages == 0 || fingerprints ? null : new PageCache<>(pageGroups, "Bloom page group",
-                cacheBytes, PageGroup::heapBytes, cachedPages, selectShardKey, copies ? PageGroup::copy : null, hits, misses,
+        long bloomBytes = bothFormats ? cacheBytes / 2 : fingerprints ? 0 : cacheBytes;
+        long fingerprintBytes = bothFormats ? cacheBytes - bloomBytes : fingerprints ? cacheBytes : 0;
+        int groups = PageCache.groupsFor(bloomBytes, plan);
+        int fingerprintPageCount = PageCache.fingerprintPagesFor(fingerprintBytes, plan);
+        PageCache<PageGroup> groupCache = groups == 0 ? null : new PageCache<>(pageGroups, "Bloom page group", bloomBytes,
+                PageGroup::heapBytes, groups, PageCache.maxEntries(groups), selectShardKey, copies ? PageGroup::copy : null, hits, misses,
                 dirtyEvictions);
-        PageCache<FingerprintPage> fingerprintCache = cachedPages == 0 || !fingerprints ? null : new PageCache<>(fingerprintPages,
-                "fingerprint page", cacheBytes, FingerprintPage::heapBytes, cachedPages, selectShardKey,
-                copies ? FingerprintPage::copy : null, hits, misses, dirtyEvictions);
-        String description = cachedPages == 0 ? "off" : cachedPages + (fingerprints ? " fingerprint pages (" : " Bloom page groups (")
-                + cacheBytes + " bytes, at " + (fingerprints ? PageCache.bytesPerFingerprintPage(plan) : PageCache.bytesPerGroup(plan))
-                + " each)";
-        PageJournal pageJournal = journal == null || cachedPages == 0 ? null : new PageJournal(journal, plan.shards());
+        PageCache<FingerprintPage> fingerprintCache = fingerprintPageCount == 0 ? null : new PageCache<>(fingerprintPages,
+                "fingerprint page", fingerprintBytes, FingerprintPage::heapBytes, fingerprintPageCount, PageCache.maxEntries(fingerprintPageCount),
+                selectShardKey, copies ? FingerprintPage::copy : null, hits, misses, dirtyEvictions);
+        List<String> caches = new java.util.ArrayList<>(2);
+        if (groupCache != null) {
+            caches.add(groups + " Bloom page groups (" + bloomBytes + " bytes, at " + PageCache.bytesPerGroup(plan) + " each)");
+        }
+        if (fingerprintCache != null) {
+            caches.add(fingerprintPageCount + " fingerprint pages (" + fingerprintBytes + " bytes, at "
+                    + PageCache.bytesPerFingerprintPage(plan) + " each)");
+        }
+        String description = caches.isEmpty() ? "off" : String.join(" and ", caches)
+                + (bothFormats ? ", half the budget each while the restored state holds both formats" : "");
+        PageJournal pageJournal = journal == null || caches.isEmpty() ? null : new PageJournal(journal, plan.shards());
         return new FormatStores(pageGroups, fingerprintPages, plan, plan.shards(), groupCache, fingerprintCache,
                 description + (pageJournal == null ? "" : ", changes journaled at checkpoints"), pageJournal);
     }

@@ -5,6 +5,7 @@ import static org.apache.flink.util.Preconditions.checkArgument;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.function.IntConsumer;
 import java.util.function.ToLongFunction;
@@ -40,8 +41,12 @@ import org.apache.flink.util.FlinkRuntimeException;
  * its own slots, re-weighed at each write, and entries are evicted until the total is within the budget. Pages grow
  * with their buckets' fill, so a count of entries sized for pages on plan would hold several times the budget on a day
  * over plan; weighed, the cache holds fewer, larger pages, never more bytes. A single page larger than the whole budget
- * stays alone until the next one comes. The count of entries is bounded too, by the arrays sized for pages on plan
- * ({@link #bytesPerGroup}, {@link #bytesPerFingerprintPage}).
+ * stays alone until the next one comes. The entry arrays start sized for pages on plan ({@link #bytesPerGroup}, {@link
+ * #bytesPerFingerprintPage}) and, when full, double (up to {@code maxCapacity}) while the budget has room for the new
+ * slots: pages below plan are smaller (a Bloom group holds the pages of the 3 or 4 buckets live most of the day, not the
+ * plan's 5), and arrays of a fixed count left a third of the budget unused with 20M impressions in state (42 of 64 MiB
+ * held, the rest of the state read and written through RocksDB). The slots of a growth are checked against the budget
+ * when they are added and counted in an entry's weight once used.
  *
  * <p><b>Eviction: CLOCK.</b> A hit sets the entry's reference bit; the hand sweeps the entries, clears set
  * bits and evicts the first entry whose bit is clear. O(1) amortized, one bit per entry, no list to
@@ -83,26 +88,28 @@ final class PageCache<V> {
     private final Counter misses;
     private final Counter dirtyEvictions;
 
-    private final int capacity;
+    /** Entries the arrays hold now; they grow up to {@link #maxCapacity} ({@link #grow}). */
+    private int capacity;
+    private final int maxCapacity;
     private final long budgetBytes;
     private final ToLongFunction<V> weigher;
     /** Heap bytes of each entry, as last weighed ({@link #ENTRY_BYTES} and its page's). */
-    private final long[] weights;
+    private long[] weights;
     private long heldBytes;
     /**
      * Two words per entry: {@code [2e]} its page key, {@code [2e + 1]} its flags (bits 32-39) and shard (bits 0-31). One
      * 16-byte record, so an entry's key, shard and flags are always in one cache line.
      */
-    private final long[] entryWords;
-    private final V[] groups;
+    private long[] entryWords;
+    private V[] groups;
     /**
      * Per slot, 0 = empty, else the key's hash tag (high 32 bits; its low bits are the slot's home) and entry index + 1
      * (low 32 bits); a power of two at least twice the capacity.
      */
-    private final long[] table;
-    private final int mask;
+    private long[] table;
+    private int mask;
     /** Entries freed by {@link #forgetShard}, reused before the hand evicts anything. */
-    private final int[] freeEntries;
+    private int[] freeEntries;
     private int freeCount;
     private int used;
     private int hand;
@@ -116,15 +123,18 @@ final class PageCache<V> {
      * @param what what a page is, for messages
      * @param budgetBytes the most heap bytes held (class comment)
      * @param weigher a page's heap bytes
-     * @param capacity the most pages held ({@link #groupsFor}, {@link #fingerprintPagesFor})
+     * @param capacity the pages the arrays hold at first ({@link #groupsFor}, {@link #fingerprintPagesFor})
+     * @param maxCapacity the most pages held, however small ({@code capacity} or more)
      * @param selectShardKey makes a shard's key the current key of the keyed state backend
      * @param copier the copy of a page, if state keeps the objects it is given (heap backend: then only copies
      *     cross); {@code null} if it serializes them
      */
     @SuppressWarnings("unchecked")
-    PageCache(MapState<Long, V> state, String what, long budgetBytes, ToLongFunction<V> weigher, int capacity, IntConsumer selectShardKey,
-            UnaryOperator<V> copier, Counter hits, Counter misses, Counter dirtyEvictions) {
+    PageCache(MapState<Long, V> state, String what, long budgetBytes, ToLongFunction<V> weigher, int capacity, int maxCapacity,
+            IntConsumer selectShardKey, UnaryOperator<V> copier, Counter hits, Counter misses, Counter dirtyEvictions) {
         checkArgument(capacity > 0, "page cache capacity must be positive, but was %s", capacity);
+        checkArgument(maxCapacity >= capacity, "page cache max capacity %s is below its capacity %s", maxCapacity, capacity);
+        this.maxCapacity = maxCapacity;
         checkArgument(budgetBytes > 0, "page cache budget must be positive, but was %s", budgetBytes);
         this.state = state;
         this.what = what;
@@ -140,9 +150,13 @@ final class PageCache<V> {
         this.entryWords = new long[2 * capacity];
         this.groups = (V[]) new Object[capacity];
         this.freeEntries = new int[capacity];
-        int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        this.table = new long[slots];
-        this.mask = slots - 1;
+        this.table = new long[tableSlots(capacity)];
+        this.mask = table.length - 1;
+    }
+
+    /** Table slots for {@code capacity} entries: a power of two at least twice it. */
+    private static int tableSlots(int capacity) {
+        return Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
     }
 
     /**
@@ -183,6 +197,15 @@ final class PageCache<V> {
             return 0;
         }
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE / 4, bytes / bytesPerEntry));
+    }
+
+    /**
+     * The most entries a cache whose arrays start at {@code entriesOnPlan} may grow to: four times as many, pages a quarter of
+     * the plan's estimate (a Bloom group of one page of the plan's five, an early fingerprint page); the byte budget bounds
+     * it first whenever pages are larger.
+     */
+    static int maxEntries(int entriesOnPlan) {
+        return (int) Math.min(Integer.MAX_VALUE / 4, 4L * entriesOnPlan);
     }
 
     int capacity() {
@@ -358,15 +381,44 @@ final class PageCache<V> {
         return ENTRY_BYTES + (group == null ? 0 : weigher.applyAsLong(group));
     }
 
-    /** A free entry: never used, freed by {@link #forgetShard} or {@link #trimToBudget}, or the CLOCK victim. */
+    /** A free entry: never used (the arrays grown if they may), freed by {@link #forgetShard} or {@link #trimToBudget}, or the CLOCK victim. */
     private int allocate() {
         if (freeCount > 0) {
             return freeEntries[--freeCount];
         }
-        if (used < capacity) {
+        if (used < capacity || grow()) {
             return used++;
         }
         return evict(-1);
+    }
+
+    /**
+     * Doubles the entry arrays (up to {@link #maxCapacity}) if the budget has room for the new slots beside the bytes held;
+     * returns whether it did. The table is rebuilt from the entries' tags.
+     */
+    private boolean grow() {
+        int grown = (int) Math.min(maxCapacity, 2L * capacity);
+        if (grown <= capacity || heldBytes + (long) (grown - capacity) * ENTRY_BYTES > budgetBytes) {
+            return false;
+        }
+        entryWords = Arrays.copyOf(entryWords, 2 * grown);
+        groups = Arrays.copyOf(groups, grown);
+        weights = Arrays.copyOf(weights, grown);
+        freeEntries = Arrays.copyOf(freeEntries, grown);
+        table = new long[tableSlots(grown)];
+        mask = table.length - 1;
+        for (int entry = 0; entry < used; entry++) {
+            if ((flags(entry) & OCCUPIED) != 0) {
+                long tag = tag(shardOf(entry), keyOf(entry));
+                int slot = homeOf(tag);
+                while (table[slot] != 0) {
+                    slot = (slot + 1) & mask;
+                }
+                table[slot] = tag | (entry + 1L);
+            }
+        }
+        capacity = grown;
+        return true;
     }
 
     /** Evicts entries other than {@code kept} (the one just read or written) until the held bytes are within the budget. */

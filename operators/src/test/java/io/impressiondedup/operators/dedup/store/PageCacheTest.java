@@ -94,7 +94,7 @@ class PageCacheTest {
     }
 
     private PageCache<PageGroup> cache(int capacity, long budgetBytes, boolean copies) {
-        return new PageCache<>(state, "page group", budgetBytes, PageGroup::heapBytes, capacity, shard -> state.currentKey = shard,
+        return new PageCache<>(state, "page group", budgetBytes, PageGroup::heapBytes, capacity, capacity, shard -> state.currentKey = shard,
                 copies ? PageGroup::copy : null, hits, misses, dirtyEvictions);
     }
 
@@ -277,6 +277,36 @@ class PageCacheTest {
         assertThat(stored.find(10, 0)).containsExactly(9L);
         cached.find(10, 0)[0] = 10;
         assertThat(stored.find(10, 0)).as("a later change does not reach the snapshotted object").containsExactly(9L);
+    }
+
+    /**
+     * Pages smaller than the plan's estimate: the arrays, sized for the estimate, grow while the budget has room, so the
+     * budget in bytes (not the first count of entries) bounds what is held, up to the most entries; every page put before a
+     * growth is still found after it.
+     */
+    @Test
+    void pagesSmallerThanPlannedFillTheBudgetNotTheFirstSizeOfTheArrays() {
+        long groupBytes = groupWith(1, 0).heapBytes() + PageCache.ENTRY_BYTES;
+        long budget = 40 * groupBytes;
+        PageCache<PageGroup> cache = new PageCache<>(state, "page group", budget, PageGroup::heapBytes, 4, 64,
+                shard -> state.currentKey = shard, null, hits, misses, dirtyEvictions);
+        onShard(0);
+        for (int page = 0; page < 30; page++) {
+            cache.put(0, address(page), groupWith(1, page));
+        }
+        assertThat(cache.capacity()).as("grown from 4").isGreaterThanOrEqualTo(30);
+        assertThat(cache.size()).isEqualTo(30);
+        assertThat(dirtyEvictions.getCount()).as("nothing evicted while the budget has room").isZero();
+        for (int page = 0; page < 30; page++) {
+            assertThat(cache.get(0, address(page)).find(1, 0)).as("page %s", page).containsExactly((long) page);
+        }
+        assertThat(misses.getCount()).isZero();
+        for (int page = 30; page < 200; page++) {
+            cache.put(0, address(page), groupWith(1, page));
+            assertThat(cache.heldBytes()).isLessThanOrEqualTo(budget);
+        }
+        assertThat(cache.capacity()).as("never past the most entries").isLessThanOrEqualTo(64);
+        assertThat(cache.size()).as("the budget bounds it").isLessThanOrEqualTo(40);
     }
 
     /**
