@@ -237,10 +237,10 @@ class ToolFailureIT {
 
     private record Run(int exit, String stdout, String stderr) {}
 
-    /** {@code java -jar target/dedup-tools.jar args}, as users run it: its own log configuration, its own JVM. */
+    /** {@code java -jar tools/target/dedup-tools.jar args}, as users run it: its own log configuration, its own JVM. */
     private Run runJar(String... args) throws Exception {
-        Path jar = Path.of("target", "dedup-tools.jar");
-        assertThat(jar).as("the shaded jar (the package phase builds it before the ITs)").isRegularFile();
+        Path jar = Path.of("..", "tools", "target", "dedup-tools.jar");
+        assertThat(jar).as("the state tools' shaded jar (the tools module, built before this one, packages it)").isRegularFile();
         Path stdout = Files.createTempFile(dir, "stdout", ".txt");
         Path stderr = Files.createTempFile(dir, "stderr", ".txt");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
