@@ -4,7 +4,8 @@
 #
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
 #                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
-#                                 [--restored-from SAVEPOINT --restored-capacity N [--restored-variant LABEL=ARGS ...]]
+#                                 [--restored-from SAVEPOINT --restored-capacity N [--restored-variant LABEL=ARGS ...]
+#                                  [--restored-variant-from LABEL=SAVEPOINT ...]]
 #                                 [--tm-task-heap SIZE] [--span DURATION] [--flink-conf 'KEY: VALUE' ...]
 #                                 [--cluster-config ours|flink-defaults]
 #
@@ -48,6 +49,8 @@
 # --capacity N (the plan it was written with), reading the same inputs: the speed with a large state.
 # --restored-variant LABEL=ARGS (repeatable): one more restored variant, dedup-rocksdb-restored-LABEL, with the
 # job arguments ARGS added (e.g. cache256m="--page-cache-bytes 256mb"): settings measured side by side.
+# --restored-variant-from LABEL=SAVEPOINT: that variant starts from SAVEPOINT instead (e.g. fp="--state-format
+# fingerprints" from a savepoint bootstrapped in that format): both formats at the same size in one run.
 # --span DURATION: the event time the inputs cover (the generator's --span, default 4d). With a large restored
 # state, give the span that plan's traffic would take for these records (25M a day: 4M records in about 4h):
 # over the default 4 days the watermark crosses three midnights in a two-minute run, and each bucket expiry
@@ -82,6 +85,7 @@ rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar=""
 tm_task_heap_mb=384 span=4d cluster_config=ours
 flink_conf=()
 declare -A RESTORED_ARGS=()
+declare -A RESTORED_FROM=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -97,6 +101,9 @@ while [[ $# -gt 0 ]]; do
     --restored-variant)
       [[ $2 =~ ^([A-Za-z0-9]+)=(.*)$ ]] || { echo "--restored-variant takes LABEL=ARGS (LABEL letters and digits), got '$2'" >&2; exit 2; }
       RESTORED_ARGS[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+    --restored-variant-from)
+      [[ $2 =~ ^([A-Za-z0-9]+)=(.+)$ ]] || { echo "--restored-variant-from takes LABEL=SAVEPOINT, got '$2'" >&2; exit 2; }
+      RESTORED_FROM[${BASH_REMATCH[1]}]=$(realpath "${BASH_REMATCH[2]}"); shift 2 ;;
     --span) span=$2; shift 2 ;;
     --flink-conf)
       [[ $2 =~ ^[a-z0-9.-]+:\ .+$ ]] || { echo "--flink-conf takes 'key: value', got '$2'" >&2; exit 2; }
@@ -251,6 +258,7 @@ run() {
     local label=${variant%-before}
     label=${label#dedup-rocksdb-restored}
     [[ -n $label ]] && read -r -a extra <<< "${RESTORED_ARGS[${label#-}]}"
+    [[ -n $label && -n ${RESTORED_FROM[${label#-}]:-} ]] && restore=(--from-savepoint "${RESTORED_FROM[${label#-}]}")
   fi
   [[ $variant == dedup-fingerprints-* ]] && extra+=(--state-format fingerprints)
   job=$(JAR=$(jar_of "$variant") ENTRY_CLASS=$(entry_of "$variant") "$JOB" submit --parallelism "$PARALLELISM" "${restore[@]}" -- \
@@ -332,7 +340,7 @@ report() {
     echo "config.yaml: $line"
   done
   for label in $(printf '%s\n' "${!RESTORED_ARGS[@]}" | sort); do
-    echo "dedup-rocksdb-restored-$label: the restored variant with ${RESTORED_ARGS[$label]}"
+    echo "dedup-rocksdb-restored-$label: the restored variant with ${RESTORED_ARGS[$label]}${RESTORED_FROM[$label]:+, from ${RESTORED_FROM[$label]}}"
   done
   echo "steady = ($large - $small) / (t_large - t_small) on the medians; fixed = t_small - $small / steady."
   echo
