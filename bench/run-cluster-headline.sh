@@ -295,7 +295,7 @@ run() {
     "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   curl -sf "$REST/jobs/$job/checkpoints" | jq -r --arg v "$variant" --arg s "$size" --arg r "$round" --arg w "$written" \
-    '[.history[] | select(.status == "COMPLETED") | .checkpointed_size] | "\($v)\t\($s)\t\($r)\t\(length)\t\(add // 0)\t\($w)"' \
+    '[.history[] | select(.status == "COMPLETED")] | "\($v)\t\($s)\t\($r)\t\(length)\t\(map(.checkpointed_size) | add // 0)\t\($w)\t\(map(.state_size) | max // 0)"' \
     >> "$CHECKPOINTS" || true
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
@@ -347,9 +347,10 @@ report() {
   python3 "$REPO/bench/cluster_report.py" "$RESULTS" "$small" "$large" "${VARIANTS[@]}"
   echo
   echo "Checkpoints per run (REST statistics; bytes = the sum of each completed checkpoint's checkpointed_size, what it uploaded;"
+  echo "largest full = the largest state_size, a checkpoint's whole state with what it shares with earlier ones;"
   echo "the REST history keeps the last web.checkpoints.history checkpoints of a job, 10 by default: raise it with --flink-conf):"
-  printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\n'
-  awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0) }' "$CHECKPOINTS"
+  printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\tlargest full\n'
+  awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0), $7 }' "$CHECKPOINTS"
 }
 
 if ((rounds == 0)); then
