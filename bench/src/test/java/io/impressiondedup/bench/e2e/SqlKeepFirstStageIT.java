@@ -13,7 +13,7 @@ import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 
 /** The Flink SQL peer of the benchmarks keeps the first impression of each (request id, ad id), whole. */
-class SqlKeepFirstStageTest {
+class SqlKeepFirstStageIT {
 
     @Test
     void firstImpressionOfEachRequestAndAdPassesWithItsRecord() throws Exception {
