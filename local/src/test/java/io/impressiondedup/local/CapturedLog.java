@@ -55,6 +55,16 @@ final class CapturedLog implements AutoCloseable {
                 .collect(Collectors.toList());
     }
 
+    /**
+     * The messages logged at {@code level} by the calling thread, in order. The ITs beside this one in the same JVM
+     * (junit-platform.properties) log through the same loggers; this leaves their lines out.
+     */
+    List<String> messagesOfThisThread(Level level) {
+        String thread = Thread.currentThread().getName();
+        return events.stream().filter(e -> e.getLevel() == level && thread.equals(e.getThreadName()))
+                .map(e -> e.getMessage().getFormattedMessage()).collect(Collectors.toList());
+    }
+
     @Override
     public void close() {
         context.getConfiguration().removeLogger(loggerName);

@@ -40,10 +40,11 @@ class KafkaChecksIT {
         DedupJobConfig config = config(topics);
         BrokerFindings findings;
         List<String> adminClientsCreated;
-        // Kafka logs each client's configuration once, when the client is created ("AdminClientConfig values: ...").
+        // Kafka logs each client's configuration once, on the thread that creates the client ("AdminClientConfig values: ...");
+        // the ITs running beside this one create clients of their own on their threads.
         try (CapturedLog admins = CapturedLog.of(AbstractConfig.class)) {
             findings = KafkaChecks.atSubmission(config, new Configuration());
-            adminClientsCreated = admins.messages(Level.INFO).stream().filter(m -> m.startsWith("AdminClientConfig values")).toList();
+            adminClientsCreated = admins.messagesOfThisThread(Level.INFO).stream().filter(m -> m.startsWith("AdminClientConfig values")).toList();
         }
         assertThat(adminClientsCreated).hasSize(1);
         assertThat(findings.deadLetterTopicMaxMessageBytes()).isEqualTo(TopicMaxMessageBytes.ofDeadLetterTopic(config)).isPositive();
