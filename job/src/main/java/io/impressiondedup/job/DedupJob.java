@@ -7,6 +7,7 @@ import io.impressiondedup.job.config.RocksDbDefaults;
 import io.impressiondedup.job.config.StateBackendType;
 import io.impressiondedup.job.io.checks.BrokerFindings;
 import io.impressiondedup.job.io.checks.KafkaChecks;
+import io.impressiondedup.job.io.checks.SchemaRegistryChecks;
 import io.impressiondedup.job.io.checks.OpenTransactionsUnderPrefix;
 import io.impressiondedup.job.io.checks.TopicMaxMessageBytes;
 import io.impressiondedup.job.io.eventtime.ImpressionWatermarks;
@@ -107,11 +108,13 @@ public final class DedupJob {
      * configuration as {@code main} sees it. Every question to the brokers goes through one admin client
      * ({@link KafkaChecks#atSubmission}): the checks, the dead-letter topic's record limit the sink is built
      * with, and, for a job started without a savepoint or checkpoint to restore, the open transactions under
-     * its transactional-id prefix, which it warns of ({@link OpenTransactionsUnderPrefix}).
+     * its transactional-id prefix, which it warns of ({@link OpenTransactionsUnderPrefix}). A schema registry the Avro
+     * input reads is asked too ({@link SchemaRegistryChecks}).
      */
     public static JobExecutionResult runJob(DedupJobConfig config, ReadableConfig flinkConfiguration) throws Exception {
         BrokerFindings brokers = KafkaChecks.atSubmission(config, flinkConfiguration);
         brokers.openTransactions().logTo(LOG);
+        SchemaRegistryChecks.atSubmission(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config, flinkConfiguration));
         config.parallelism().ifPresent(env::setParallelism);
         defineWorkflow(env, config, kafkaSource(config), kafkaSinks(config, brokers.deadLetterTopicMaxMessageBytes()));

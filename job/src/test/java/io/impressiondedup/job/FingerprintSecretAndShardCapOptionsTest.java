@@ -23,6 +23,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,6 +35,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code --fingerprint-secret-file} and {@code --shard-state-cap}: validation, and where each value goes. */
 class FingerprintSecretAndShardCapOptionsTest {
+
+    /** What a source gives its deserializer when it opens: metrics that go nowhere here. */
+    private static final DeserializationSchema.InitializationContext UNREGISTERED = new DeserializationSchema.InitializationContext() {
+        @Override
+        public MetricGroup getMetricGroup() {
+            return new UnregisteredMetricsGroup();
+        }
+
+        @Override
+        public UserCodeClassLoader getUserCodeClassLoader() {
+            throw new UnsupportedOperationException("not used by the deserializer");
+        }
+    };
+
 
     private static final String SECRET = "3f9c1e0b7a6d5c4b3a29180716253443f9c1e0b7a6d5c4b3a2918071625344";
 
@@ -105,7 +123,7 @@ class FingerprintSecretAndShardCapOptionsTest {
         ClassLoader loader = getClass().getClassLoader();
 
         ImpressionDeserializationSchema task = InstantiationUtil.deserializeObject(shipped, loader);
-        task.open(null);
+        task.open(UNREGISTERED);
         List<ParsedRecord> out = new ArrayList<>();
         task.deserialize(new ConsumerRecord<>("in", 0, 0L, null,
                 "{\"requestId\":\"r-1\",\"adId\":\"a\",\"ts\":1000000000000}".getBytes(StandardCharsets.UTF_8)), new ListCollector<>(out));
@@ -115,12 +133,12 @@ class FingerprintSecretAndShardCapOptionsTest {
 
         Files.writeString(file, SECRET.replace('3', '4') + "\n");
         ImpressionDeserializationSchema otherFile = InstantiationUtil.deserializeObject(shipped, loader);
-        assertThatThrownBy(() -> otherFile.open(null)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> otherFile.open(UNREGISTERED)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("--fingerprint-secret-file " + file + " on this machine holds another secret")
                 .hasMessageNotContaining(SECRET.substring(0, 16));
         Files.delete(file);
         ImpressionDeserializationSchema noFile = InstantiationUtil.deserializeObject(shipped, loader);
-        assertThatThrownBy(() -> noFile.open(null)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> noFile.open(UNREGISTERED)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Cannot read --fingerprint-secret-file " + file + " on this machine")
                 .hasMessageContaining("NoSuchFileException");
     }

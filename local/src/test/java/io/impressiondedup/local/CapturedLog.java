@@ -2,6 +2,7 @@ package io.impressiondedup.local;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
@@ -23,7 +24,7 @@ final class CapturedLog implements AutoCloseable {
     private final AbstractAppender appender;
     private final List<LogEvent> events = new CopyOnWriteArrayList<>();
 
-    private CapturedLog(String loggerName) {
+    private CapturedLog(String loggerName, Consumer<String> onMessage) {
         this.loggerName = loggerName;
         this.context = (LoggerContext) LogManager.getContext(false);
         Configuration configuration = context.getConfiguration();
@@ -33,7 +34,9 @@ final class CapturedLog implements AutoCloseable {
         appender = new AbstractAppender("captured-" + loggerName, null, null, true, Property.EMPTY_ARRAY) {
             @Override
             public void append(LogEvent event) {
-                events.add(event.toImmutable());
+                LogEvent kept = event.toImmutable();
+                events.add(kept);
+                onMessage.accept(kept.getMessage().getFormattedMessage());
             }
         };
         appender.start();
@@ -46,7 +49,15 @@ final class CapturedLog implements AutoCloseable {
 
     /** Captures what {@code type}'s logger writes. */
     static CapturedLog of(Class<?> type) {
-        return new CapturedLog(type.getName());
+        return new CapturedLog(type.getName(), message -> {});
+    }
+
+    /**
+     * Captures what {@code type}'s logger writes, and hands each message to {@code onMessage} as it is logged, on the
+     * logging thread, before that thread goes on: a test can act at an exact point of the code under test.
+     */
+    static CapturedLog of(Class<?> type, Consumer<String> onMessage) {
+        return new CapturedLog(type.getName(), onMessage);
     }
 
     /** The messages logged at {@code level}, in order. */

@@ -1,6 +1,7 @@
 package io.impressiondedup.job.config;
 
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.registry.SchemaRegistryApi;
 import io.impressiondedup.operators.dedup.LatePolicy;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.state.StateFormat;
@@ -274,21 +275,56 @@ public final class DedupJobOptions {
                     + " Avro fields: a top-level field name, or a path of record fields as a JSON Pointer (/imp/requestId)."
                     + " Output and dead letters keep the original bytes."));
     public static final ConfigOption<String> AVRO_SCHEMA_FILE = declare(ConfigOptions.key("avro-schema-file").stringType().noDefaultValue()
-            .withDescription("With --input-format avro (required then): an .avsc file holding the writer schema of every value."
+            .withDescription("With --input-format avro, unless --avro-schema-registry-url is given: an .avsc file holding the writer schema of every value."
                     + " Read where the options are parsed (the client, or the JobManager) and carried to the TaskManagers in"
                     + " the job; checked at start against the field options (each must be in the schema, of a usable type)."),
             f -> !f.isBlank(), "the path of an .avsc file");
     public static final ConfigOption<AvroWirePrefix> AVRO_WIRE_PREFIX = declare(ConfigOptions.key("avro-wire-prefix")
             .enumType(AvroWirePrefix.class).defaultValue(AvroWirePrefix.NONE)
-            .withDescription("With --input-format avro: none (the value is the record alone) or confluent (the schema"
-                    + " registry's wire format: a 0 byte and a 4-byte schema id before the record; the id is not looked up,"
-                    + " the record is read with --avro-schema-file)."));
+            .withDescription("With --input-format avro: none (the value is the record alone), confluent (a 0 byte and a 4-byte"
+                    + " schema id before the record: Confluent's serializers, and Apicurio 3.x's by default, with the content id)"
+                    + " or apicurio (a 0 byte and an 8-byte global id: Apicurio 2.x's serializers). Without"
+                    + " --avro-schema-registry-url the id is not looked up: every record is read with --avro-schema-file."));
     public static final ConfigOption<Integer> AVRO_SCHEMA_ID = declare(ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
-            .withDescription("With --avro-wire-prefix confluent: the schema id every value must carry; a value with another"
-                    + " id (a schema the job was not given) is dead-lettered as malformed. Default: any id."),
+            .withDescription("With --avro-wire-prefix confluent and --avro-schema-file: the schema id every value must carry; a"
+                    + " value with another id (a schema the job was not given) is dead-lettered as malformed. Default: any id."),
             id -> id >= 0, "a non-negative schema registry id");
+    public static final ConfigOption<String> AVRO_SCHEMA_REGISTRY_URL = declare(ConfigOptions.key("avro-schema-registry-url")
+            .stringType().noDefaultValue()
+            .withDescription("With --input-format avro, instead of --avro-schema-file: the base URL of a schema registry's API"
+                    + " (http://registry:8080/apis/ccompat/v7, a Confluent registry's root, or"
+                    + " http://registry:8080/apis/registry/v3 with --avro-schema-registry-api apicurio). Each value's writer"
+                    + " schema is fetched by the id of its --avro-wire-prefix (confluent or apicurio) and kept: producers may"
+                    + " evolve their schemas, the fields the job reads are found by name in each. An id the registry does not"
+                    + " know (404) is dead-lettered as schema-unknown; while the registry does not answer, the records of"
+                    + " schemas not fetched yet wait (the job backpressures), and nothing is dead-lettered for it."),
+            u -> !u.isBlank(), "an http:// or https:// URL");
+    public static final ConfigOption<SchemaRegistryApi> AVRO_SCHEMA_REGISTRY_API = declare(ConfigOptions.key("avro-schema-registry-api")
+            .enumType(SchemaRegistryApi.class).defaultValue(SchemaRegistryApi.CONFLUENT)
+            .withDescription("The API of --avro-schema-registry-url: confluent (GET <url>/schemas/ids/<id>; Confluent Schema"
+                    + " Registry, or Apicurio's /apis/ccompat/v7) or apicurio (Apicurio's own API, v2 or v3: content ids of the"
+                    + " confluent prefix, global ids of the apicurio prefix)."));
+    public static final ConfigOption<String> AVRO_SCHEMA_REGISTRY_CREDENTIALS_FILE = declare(ConfigOptions
+            .key("avro-schema-registry-credentials-file").stringType().noDefaultValue()
+            .withDescription("A file holding user:password (one line) for the registry's basic authentication; https only. Read"
+                    + " where the options are parsed; the path is logged, never the password."),
+            f -> !f.isBlank(), "the path of a file holding user:password");
+    public static final ConfigOption<String> AVRO_SCHEMA_REGISTRY_TRUSTED_CERTIFICATES = declare(ConfigOptions
+            .key("avro-schema-registry-trusted-certificates").stringType().noDefaultValue()
+            .withDescription("A PEM file of the certificates (a CA's, or the registry's own) that the registry's TLS certificate"
+                    + " must chain to, instead of the JVM's trust store. Read where the options are parsed."),
+            f -> !f.isBlank(), "the path of a PEM file");
+    public static final ConfigOption<Duration> AVRO_SCHEMA_REGISTRY_TIMEOUT = declare(ConfigOptions.key("avro-schema-registry-timeout")
+            .durationType().defaultValue(Duration.ofSeconds(10))
+            .withDescription("How long one request to the registry may take before it is asked again (connection and answer)."),
+            d -> d.toMillis() > 0, "a positive duration");
     /** The options that apply to Avro input only: an error with {@code --input-format json}. */
-    public static final List<ConfigOption<?>> AVRO_OPTIONS = List.of(AVRO_SCHEMA_FILE, AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID);
+    public static final List<ConfigOption<?>> AVRO_OPTIONS = List.of(AVRO_SCHEMA_FILE, AVRO_WIRE_PREFIX, AVRO_SCHEMA_ID,
+            AVRO_SCHEMA_REGISTRY_URL, AVRO_SCHEMA_REGISTRY_API, AVRO_SCHEMA_REGISTRY_CREDENTIALS_FILE,
+            AVRO_SCHEMA_REGISTRY_TRUSTED_CERTIFICATES, AVRO_SCHEMA_REGISTRY_TIMEOUT);
+    /** The options that apply only with {@link #AVRO_SCHEMA_REGISTRY_URL}. */
+    public static final List<ConfigOption<?>> AVRO_SCHEMA_REGISTRY_OPTIONS = List.of(AVRO_SCHEMA_REGISTRY_API,
+            AVRO_SCHEMA_REGISTRY_CREDENTIALS_FILE, AVRO_SCHEMA_REGISTRY_TRUSTED_CERTIFICATES, AVRO_SCHEMA_REGISTRY_TIMEOUT);
 
     public static final ConfigOption<Integer> PARALLELISM = declare(ConfigOptions.key("parallelism").intType().noDefaultValue()
             .withDescription("Job parallelism. Default: Flink's parallelism.default."),

@@ -29,12 +29,7 @@ final class InputFormatOptions {
     /** {@code settings} (JSON) for {@code options}' input format; {@code fieldOptions[i]} names the option of key field i. */
     static ParserSettings apply(Configuration options, ParserSettings settings, List<String> fieldOptions) {
         if (options.get(INPUT_FORMAT) == InputFormat.JSON) {
-            List<String> given = new ArrayList<>();
-            for (ConfigOption<?> option : AVRO_OPTIONS) {
-                if (options.contains(option)) {
-                    given.add("--" + option.key());
-                }
-            }
+            List<String> given = given(options, AVRO_OPTIONS);
             if (!given.isEmpty()) {
                 throw new InvalidOptionException(String.join(", ", given) + (given.size() == 1 ? " applies" : " apply") + " only with --"
                         + INPUT_FORMAT.key() + " avro, but the input format is " + InputFormat.JSON + ": set --" + INPUT_FORMAT.key()
@@ -42,8 +37,17 @@ final class InputFormatOptions {
             }
             return settings;
         }
+        if (options.contains(AVRO_SCHEMA_REGISTRY_URL)) {
+            return SchemaRegistryOptions.apply(options, settings);
+        }
+        List<String> registryOnly = given(options, AVRO_SCHEMA_REGISTRY_OPTIONS);
+        if (!registryOnly.isEmpty()) {
+            throw new InvalidOptionException(String.join(", ", registryOnly) + (registryOnly.size() == 1 ? " applies" : " apply")
+                    + " only with --" + AVRO_SCHEMA_REGISTRY_URL.key() + ": set it, or remove " + (registryOnly.size() == 1 ? "it" : "them"));
+        }
         String file = options.getOptional(AVRO_SCHEMA_FILE).orElseThrow(() -> new InvalidOptionException("--" + INPUT_FORMAT.key()
-                + " avro needs --" + AVRO_SCHEMA_FILE.key() + ": the .avsc file of the schema the values are written with"));
+                + " avro needs --" + AVRO_SCHEMA_FILE.key() + " (the .avsc file of the schema the values are written with) or --"
+                + AVRO_SCHEMA_REGISTRY_URL.key() + " (a registry that holds the schema of each value's id)"));
         AvroWirePrefix prefix = options.get(AVRO_WIRE_PREFIX);
         Optional<Integer> schemaId = options.getOptional(AVRO_SCHEMA_ID);
         if (schemaId.isPresent() && prefix != AvroWirePrefix.CONFLUENT) {
@@ -69,6 +73,17 @@ final class InputFormatOptions {
                     avro, fieldOptions) + ": " + e.getMessage(), e);
         }
         return avro;
+    }
+
+    /** Those of {@code candidates} that {@code options} sets, as {@code --key}. */
+    static List<String> given(Configuration options, List<ConfigOption<?>> candidates) {
+        List<String> given = new ArrayList<>();
+        for (ConfigOption<?> option : candidates) {
+            if (options.contains(option)) {
+                given.add("--" + option.key());
+            }
+        }
+        return given;
     }
 
     /** The field options whose path the reader's message names (it names paths as JSON Pointers), else all of them. */

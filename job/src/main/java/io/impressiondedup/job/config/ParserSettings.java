@@ -2,6 +2,7 @@ package io.impressiondedup.job.config;
 
 import io.impressiondedup.job.io.avro.AvroImpressionFields;
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.registry.SchemaRegistrySettings;
 import io.impressiondedup.state.identity.FingerprintSecretFile;
 import java.io.Serializable;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
+import org.apache.avro.Schema;
 
 /**
  * What the source-side parser needs: the input format, where the key fields and the event time are, and the limits
@@ -48,6 +50,8 @@ public final class ParserSettings implements Serializable {
     private String avroSchemaText;
     private AvroWirePrefix avroWirePrefix;
     private Integer avroSchemaId;
+    /** With {@link InputFormat#AVRO} and a registry: where each value's writer schema is fetched (then no schema text). */
+    private SchemaRegistrySettings schemaRegistry;
 
     /** The default key: (request id, ad id) at these paths (top-level names or JSON Pointers, see {@link FieldPath}). */
     public ParserSettings(String requestIdField, String adIdField, String timestampField, int maxRecordBytes, Duration maxFutureSkew,
@@ -155,6 +159,25 @@ public final class ParserSettings implements Serializable {
         return avro;
     }
 
+    /**
+     * These settings reading Avro whose writer schemas a registry holds: each value's schema is fetched by the id its
+     * prefix carries ({@link io.impressiondedup.job.io.registry.WriterSchemas}), and read for these settings' field paths ({@link #avroFieldsFor}).
+     */
+    public ParserSettings withAvroRegistry(SchemaRegistrySettings registry) {
+        ParserSettings avro = copy();
+        avro.inputFormat = InputFormat.AVRO;
+        avro.avroSchemaText = null;
+        avro.avroSchemaId = null;
+        avro.schemaRegistry = java.util.Objects.requireNonNull(registry, "registry");
+        avro.avroWirePrefix = registry.prefix();
+        return avro;
+    }
+
+    /** Where the Avro writer schemas are fetched, or null: every value is read with {@link #avroSchemaText()}. */
+    public SchemaRegistrySettings schemaRegistry() {
+        return schemaRegistry;
+    }
+
     public InputFormat inputFormat() {
         return inputFormat;
     }
@@ -182,11 +205,25 @@ public final class ParserSettings implements Serializable {
      * @throws IllegalStateException if the input format is not Avro
      */
     public AvroImpressionFields avroFields() {
-        if (inputFormat != InputFormat.AVRO) {
-            throw new IllegalStateException("the input format is " + inputFormat + ", not avro");
+        if (inputFormat != InputFormat.AVRO || schemaRegistry != null) {
+            throw new IllegalStateException("the input format is " + inputFormat + (schemaRegistry != null ? " with a schema registry" : "")
+                    + ", not avro with a schema file");
         }
-        List<List<String>> keyPaths = keyFields.stream().map(FieldPath::tokens).collect(Collectors.toList());
-        return new AvroImpressionFields(avroSchemaText, avroWirePrefix, avroSchemaId(), keyPaths, timestampField.tokens());
+        return new AvroImpressionFields(avroSchemaText, avroWirePrefix, avroSchemaId(), keyPaths(), timestampField.tokens());
+    }
+
+    /**
+     * A reader of the record after the wire prefix, written with {@code writerSchema}, for these settings' field paths:
+     * what the parser reads a registry's schema with ({@link io.impressiondedup.job.io.registry.WriterSchemas}).
+     *
+     * @throws IllegalArgumentException naming the path, if the schema cannot hold a configured field
+     */
+    public AvroImpressionFields avroFieldsFor(Schema writerSchema) {
+        return new AvroImpressionFields(writerSchema, AvroWirePrefix.NONE, OptionalInt.empty(), keyPaths(), timestampField.tokens());
+    }
+
+    private List<List<String>> keyPaths() {
+        return keyFields.stream().map(FieldPath::tokens).collect(Collectors.toList());
     }
 
     private ParserSettings copy() {
@@ -197,6 +234,7 @@ public final class ParserSettings implements Serializable {
         copy.avroSchemaText = avroSchemaText;
         copy.avroWirePrefix = avroWirePrefix;
         copy.avroSchemaId = avroSchemaId;
+        copy.schemaRegistry = schemaRegistry;
         return copy;
     }
 

@@ -13,7 +13,9 @@ public enum DeadLetterReason {
     /** Its earliest possible duplicate's bucket has already expired: deduplicating it could pass a copy. */
     LATE("late"),
     /** Dated further ahead of processing time than the allowed skew: it would hold back nothing but could move the watermark. */
-    FUTURE_TIMESTAMP("future-timestamp");
+    FUTURE_TIMESTAMP("future-timestamp"),
+    /** Avro input with a schema registry: the registry has no schema of the id the value carries (it answered 404). */
+    SCHEMA_UNKNOWN("schema-unknown");
 
     private final String headerValue;
 

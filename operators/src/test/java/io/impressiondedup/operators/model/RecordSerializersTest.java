@@ -70,7 +70,7 @@ class RecordSerializersTest {
     @Test
     void everyReasonHasTheHeaderValueUsersFilterOn() {
         assertThat(DeadLetterReason.values()).extracting(DeadLetterReason::headerValue)
-                .containsExactly("malformed", "oversized", "late", "future-timestamp");
+                .containsExactly("malformed", "oversized", "late", "future-timestamp", "schema-unknown");
         assertThat(DeadLetterReason.fromHeaderValue("future-timestamp")).isEqualTo(DeadLetterReason.FUTURE_TIMESTAMP);
         assertThatThrownBy(() -> DeadLetterReason.fromHeaderValue("nope")).hasMessageContaining("'nope'");
     }

@@ -17,7 +17,7 @@ import io.impressiondedup.testdata.write.GroundTruthWriter;
 public final class GroundTruth {
 
     private static final RecordClass[] CLASSES = RecordClass.values();
-    static final String[] REASONS = {null, "malformed", "oversized", "late", "future-timestamp"};
+    static final String[] REASONS = {null, "malformed", "oversized", "late", "future-timestamp", "schema-unknown"};
 
     private final byte[] classes;
     private final byte[] reasons;

@@ -40,7 +40,7 @@ public final class VerificationReport {
     final Map<String, Long> genuineDeadLetteredByReason = new LinkedHashMap<>();
 
     VerificationReport() {
-        for (String reason : new String[] {"late", "malformed", "oversized", "future-timestamp"}) {
+        for (String reason : new String[] {"late", "malformed", "oversized", "future-timestamp", "schema-unknown"}) {
             genuineDeadLetteredByReason.put(reason, 0L);
         }
     }
@@ -84,7 +84,7 @@ public final class VerificationReport {
         return duplicatesDropped;
     }
 
-    /** E.g. {@code late 0, malformed 0, oversized 0, future-timestamp 0}. */
+    /** E.g. {@code late 0, malformed 0, oversized 0, future-timestamp 0, schema-unknown 0}. */
     public String genuineDeadLetteredText() {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, Long> e : genuineDeadLetteredByReason.entrySet()) {

@@ -119,33 +119,30 @@ public final class AvroImpressionFields {
      * wrong with it, naming the field by its path or the record. Never throws.
      */
     public String read(byte[] value) {
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = null;
-        }
-        eventTimeKind = EventTimeKind.MISSING;
-        eventTimeText = null;
-        eventTimeMillis = 0;
+        clear();
         if (value == null) {
             return "null value (tombstone)";
         }
         if (value.length == 0) {
             return "empty value";
         }
-        int from = 0;
-        if (prefix == AvroWirePrefix.CONFLUENT) {
-            if (value[0] != AvroWirePrefix.CONFLUENT_MAGIC) {
-                return String.format("wrong magic byte 0x%02X: the confluent wire prefix begins with 0x00", value[0] & 0xFF);
-            }
-            if (value.length < AvroWirePrefix.CONFLUENT_PREFIX_BYTES) {
-                return "truncated: " + value.length + " bytes, shorter than the confluent wire prefix of "
-                        + AvroWirePrefix.CONFLUENT_PREFIX_BYTES;
-            }
-            int schemaId = (value[1] & 0xFF) << 24 | (value[2] & 0xFF) << 16 | (value[3] & 0xFF) << 8 | (value[4] & 0xFF);
-            if (expectedSchemaId.isPresent() && schemaId != expectedSchemaId.getAsInt()) {
-                return "unexpected schema id " + schemaId + " in the confluent wire prefix, expected " + expectedSchemaId.getAsInt();
-            }
-            from = AvroWirePrefix.CONFLUENT_PREFIX_BYTES;
+        String prefixError = prefix.check(value);
+        if (prefixError != null) {
+            return prefixError;
         }
+        if (expectedSchemaId.isPresent() && prefix.schemaId(value) != expectedSchemaId.getAsInt()) {
+            return "unexpected schema id " + prefix.schemaId(value) + " in the confluent wire prefix, expected " + expectedSchemaId.getAsInt();
+        }
+        return readRecordAt(value, prefix.length());
+    }
+
+    /**
+     * Reads the record that begins at byte {@code from} of {@code value}, after a prefix the caller read (a schema
+     * registry's id, which chose this reader's writer schema): null if it is a record of the schema, else what is wrong.
+     * Never throws.
+     */
+    public String readRecordAt(byte[] value, int from) {
+        clear();
         cursor.reset(value, from, value.length);
         at = null;
         try {
@@ -160,6 +157,15 @@ public final class AvroImpressionFields {
             return cursor.remaining() + " trailing bytes after the record, at byte " + cursor.position() + " of " + value.length;
         }
         return null;
+    }
+
+    private void clear() {
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = null;
+        }
+        eventTimeKind = EventTimeKind.MISSING;
+        eventTimeText = null;
+        eventTimeMillis = 0;
     }
 
     /** The text of key {@code index} of the last value read, or null if that field is missing. */

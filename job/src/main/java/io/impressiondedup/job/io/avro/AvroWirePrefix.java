@@ -1,23 +1,71 @@
 package io.impressiondedup.job.io.avro;
 
-/** What precedes the Avro binary record in a Kafka value. */
+/**
+ * What precedes the Avro binary record in a Kafka value: nothing, or the id of the schema the record was written with,
+ * as a schema registry's serializers write it.
+ */
 public enum AvroWirePrefix {
     /** The value is the record's binary encoding alone. */
-    NONE,
+    NONE(0),
     /**
-     * The schema registry's wire format (Confluent's serializers, Apicurio in its compatible mode): a magic byte 0,
-     * the writer schema's registry id as a 4-byte big-endian int, then the record.
+     * The schema registry's wire format (Confluent's serializers; Apicurio's 3.x serializers by default, with the
+     * schema's content id): a magic byte 0, the writer schema's registry id as a 4-byte big-endian int, then the record.
      */
-    CONFLUENT;
+    CONFLUENT(5),
+    /**
+     * Apicurio's own wire format (its 2.x serializers by default, 3.x with the 8-byte id handler): a magic byte 0, the
+     * writer schema's global id as an 8-byte big-endian long, then the record.
+     */
+    APICURIO(9);
 
-    /** The option's spelling ({@code --avro-wire-prefix none|confluent}); Flink matches it without regard to case. */
+    /** The magic byte both registry prefixes begin with. */
+    static final byte MAGIC = 0;
+
+    private final int length;
+
+    AvroWirePrefix(int length) {
+        this.length = length;
+    }
+
+    /** The prefix's length in bytes: where the record begins. */
+    public int length() {
+        return length;
+    }
+
+    /** Whether the prefix carries a schema id. */
+    public boolean carriesSchemaId() {
+        return this != NONE;
+    }
+
+    /**
+     * What is wrong with {@code value}'s prefix (its magic byte, or a value shorter than the prefix), or null. The value
+     * is neither null nor empty.
+     */
+    public String check(byte[] value) {
+        if (this == NONE) {
+            return null;
+        }
+        if (value[0] != MAGIC) {
+            return String.format("wrong magic byte 0x%02X: the %s wire prefix begins with 0x00", value[0] & 0xFF, this);
+        }
+        if (value.length < length) {
+            return "truncated: " + value.length + " bytes, shorter than the " + this + " wire prefix of " + length;
+        }
+        return null;
+    }
+
+    /** The schema id in {@code value}'s prefix, which {@link #check} found sound: unsigned for {@link #CONFLUENT}. */
+    public long schemaId(byte[] value) {
+        long id = 0;
+        for (int i = 1; i < length; i++) {
+            id = id << 8 | (value[i] & 0xFF);
+        }
+        return id;
+    }
+
+    /** The option's spelling ({@code --avro-wire-prefix none|confluent|apicurio}); Flink matches it without regard to case. */
     @Override
     public String toString() {
         return name().toLowerCase(java.util.Locale.ROOT);
     }
-
-    /** The magic byte of {@link #CONFLUENT}. */
-    static final byte CONFLUENT_MAGIC = 0;
-    /** The length of {@link #CONFLUENT}'s prefix: magic byte and schema id. */
-    static final int CONFLUENT_PREFIX_BYTES = 5;
 }

@@ -71,7 +71,7 @@ public final class ImpressionDeserializationSchema implements KafkaRecordDeseria
     @Override
     public void open(DeserializationSchema.InitializationContext context) {
         NativeLz4.load(); // before the first batch is fetched
-        parser = RecordParser.of(settings);
+        parser = RecordParser.of(settings, System::currentTimeMillis, context.getMetricGroup());
     }
 
     @Override

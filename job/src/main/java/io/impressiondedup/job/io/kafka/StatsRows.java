@@ -24,7 +24,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * <pre>
  * {"topic":"impressions","partition":3,"hour":"2026-11-23T10:00:00Z","hourStartMillis":1795428000000,
  *  "closedAtMillis":1795431600000,"kind":"complete","input":10,"unique":7,"duplicates":2,"late":0,"deadLettered":1,
- *  "deadLetteredByReason":{"malformed":1,"oversized":0,"future-timestamp":0}}
+ *  "deadLetteredByReason":{"malformed":1,"oversized":0,"future-timestamp":0,"schema-unknown":0}}
  * </pre>
  * {@code kind} is {@code complete} for the hour's first row, {@code amendment} for the later ones; {@code
  * closedAtMillis} is the watermark at which the row closed. {@code deadLetteredByReason} lists every
@@ -39,7 +39,7 @@ public final class StatsRows implements KafkaRecordSerializationSchema<StatsRow>
 
     /** The reasons in {@code deadLetteredByReason}: those the router dead-letters (late records are counted as late). */
     static final List<DeadLetterReason> DEAD_LETTER_REASONS = List.of(DeadLetterReason.MALFORMED, DeadLetterReason.OVERSIZED,
-            DeadLetterReason.FUTURE_TIMESTAMP);
+            DeadLetterReason.FUTURE_TIMESTAMP, DeadLetterReason.SCHEMA_UNKNOWN);
 
     private final String topic;
 

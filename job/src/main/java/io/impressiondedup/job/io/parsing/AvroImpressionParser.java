@@ -3,9 +3,14 @@ package io.impressiondedup.job.io.parsing;
 import io.impressiondedup.job.config.InputFormat;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.avro.AvroImpressionFields;
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.registry.WriterSchemas;
+import io.impressiondedup.operators.model.DeadLetter;
+import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.util.function.LongSupplier;
+import org.apache.flink.metrics.MetricGroup;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
 
 /**
@@ -31,19 +36,31 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
  */
 public final class AvroImpressionParser implements RecordParser {
 
-    private final AvroImpressionFields fields;
+    /** The reader of the one schema of {@code --avro-schema-file}, or null with a registry. */
+    private final AvroImpressionFields fixedFields;
+    /** With a registry: the reader of each writer schema, by the id a value carries; else null. */
+    private final WriterSchemas writerSchemas;
+    private final AvroWirePrefix prefix;
     private final ImpressionAssembler assembler;
     private final EventTimeRules eventTimes;
     private final String[] keyValues;
 
-    public AvroImpressionParser(ParserSettings settings, LongSupplier clock) {
+    /** @param metrics where a registry's metrics go ({@link WriterSchemas}) */
+    public AvroImpressionParser(ParserSettings settings, LongSupplier clock, MetricGroup metrics) {
         if (settings.inputFormat() != InputFormat.AVRO) {
             throw new IllegalArgumentException("the input format is " + settings.inputFormat() + ", not avro");
         }
-        this.fields = settings.avroFields();
+        if (settings.schemaRegistry() == null) {
+            this.fixedFields = settings.avroFields();
+            this.writerSchemas = null;
+        } else {
+            this.fixedFields = null;
+            this.writerSchemas = new WriterSchemas(settings.schemaRegistry(), settings::avroFieldsFor, metrics);
+        }
+        this.prefix = settings.avroWirePrefix();
         this.assembler = new ImpressionAssembler(settings, clock);
         this.eventTimes = new EventTimeRules(settings);
-        this.keyValues = new String[fields.keyCount()];
+        this.keyValues = new String[settings.keyFields().size()];
     }
 
     @Override
@@ -52,7 +69,29 @@ public final class AvroImpressionParser implements RecordParser {
         if (oversized != null) {
             return oversized;
         }
-        String error = fields.read(raw.value());
+        AvroImpressionFields fields = fixedFields;
+        String error;
+        if (writerSchemas == null) {
+            error = fields.read(raw.value());
+        } else {
+            byte[] value = raw.value();
+            error = value == null ? "null value (tombstone)" : value.length == 0 ? "empty value" : prefix.check(value);
+            if (error == null) {
+                long schemaId = prefix.schemaId(value);
+                WriterSchemas.Resolution schema = writerSchemas.resolve(schemaId);
+                if (schema.unknown() != null) {
+                    return ParsedRecord.of(new DeadLetter(raw, DeadLetterReason.SCHEMA_UNKNOWN, "writer schema id "
+                            + Long.toUnsignedString(schemaId) + " of the " + prefix + " wire prefix: " + schema.unknown()));
+                }
+                schema.countRecord();
+                if (schema.unusable() != null) {
+                    return ImpressionAssembler.malformed(raw, "writer schema id " + Long.toUnsignedString(schemaId) + ": "
+                            + schema.unusable());
+                }
+                fields = schema.fields();
+                error = fields.readRecordAt(value, prefix.length());
+            }
+        }
         if (error != null) {
             return ImpressionAssembler.malformed(raw, error);
         }

@@ -4,6 +4,8 @@ import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.util.function.LongSupplier;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 
 /**
  * Turns one Kafka record of the input into an impression or a dead letter saying why not; never throws for bad input.
@@ -18,9 +20,14 @@ public interface RecordParser {
 
     /** The parser of {@code settings}' input format, with {@code clock} as processing time (for the far-future check). */
     static RecordParser of(ParserSettings settings, LongSupplier clock) {
+        return of(settings, clock, new UnregisteredMetricsGroup());
+    }
+
+    /** As {@link #of(ParserSettings, LongSupplier)}, with the parser's own metrics (a schema registry's) in {@code metrics}. */
+    static RecordParser of(ParserSettings settings, LongSupplier clock, MetricGroup metrics) {
         switch (settings.inputFormat()) {
             case AVRO:
-                return new AvroImpressionParser(settings, clock);
+                return new AvroImpressionParser(settings, clock, metrics);
             case JSON:
                 return new JsonImpressionParser(settings, clock);
             default:

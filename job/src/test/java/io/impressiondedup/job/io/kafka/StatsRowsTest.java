@@ -34,6 +34,6 @@ class StatsRowsTest {
         assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo("{\"topic\":\"impressions\",\"partition\":3,"
                 + "\"hour\":\"2026-11-23T10:00:00Z\",\"hourStartMillis\":" + hour + ",\"closedAtMillis\":" + (hour + 7_200_000L)
                 + ",\"kind\":\"amendment\",\"input\":5,\"unique\":2,\"duplicates\":1,\"late\":1,\"deadLettered\":1,"
-                + "\"deadLetteredByReason\":{\"malformed\":1,\"oversized\":0,\"future-timestamp\":0}}");
+                + "\"deadLetteredByReason\":{\"malformed\":1,\"oversized\":0,\"future-timestamp\":0,\"schema-unknown\":0}}");
     }
 }

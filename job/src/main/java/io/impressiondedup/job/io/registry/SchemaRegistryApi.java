@@ -1,0 +1,51 @@
+package io.impressiondedup.job.io.registry;
+
+import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import java.util.Locale;
+
+/**
+ * The registry API a writer schema is fetched through, by the id a value's wire prefix carries. The URL given is the
+ * API's base: {@code http://registry:8080/apis/ccompat/v7} (Apicurio's Confluent-compatible API) or a Confluent
+ * Schema Registry's root for {@link #CONFLUENT}; {@code http://registry:8080/apis/registry/v3} (or {@code v2}) for
+ * {@link #APICURIO}.
+ */
+public enum SchemaRegistryApi {
+    /**
+     * {@code GET <url>/schemas/ids/<id>}, answering {@code {"schema": "<the schema's text>", ...}}: the id of the
+     * {@link AvroWirePrefix#CONFLUENT} prefix (in Apicurio, a content id).
+     */
+    CONFLUENT,
+    /**
+     * {@code GET <url>/ids/contentIds/<id>} for the 4-byte id of the {@link AvroWirePrefix#CONFLUENT} prefix (what
+     * Apicurio's 3.x serializers write by default), {@code GET <url>/ids/globalIds/<id>} for the 8-byte id of the
+     * {@link AvroWirePrefix#APICURIO} prefix; either answers the schema's text as it was registered.
+     */
+    APICURIO;
+
+    /**
+     * The path below the API's base URL that answers the schema of {@code id}, carried by {@code prefix}.
+     *
+     * @throws IllegalArgumentException if this API cannot look up the ids of {@code prefix}
+     */
+    public String lookupPath(AvroWirePrefix prefix, long id) {
+        String unsigned = Long.toUnsignedString(id);
+        switch (prefix) {
+            case CONFLUENT:
+                return this == CONFLUENT ? "/schemas/ids/" + unsigned : "/ids/contentIds/" + unsigned;
+            case APICURIO:
+                if (this == APICURIO) {
+                    return "/ids/globalIds/" + unsigned;
+                }
+                throw new IllegalArgumentException("the " + AvroWirePrefix.APICURIO + " wire prefix carries an Apicurio global id,"
+                        + " which only the " + APICURIO + " API looks up, not the " + this + " API");
+            default:
+                throw new IllegalArgumentException("the " + prefix + " wire prefix carries no schema id to look up");
+        }
+    }
+
+    /** The option's spelling ({@code confluent}, {@code apicurio}); Flink matches it without regard to case. */
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}
