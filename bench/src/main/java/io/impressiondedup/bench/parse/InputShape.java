@@ -4,6 +4,8 @@ import io.impressiondedup.job.config.FieldPath;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.parsing.RecordParser;
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.registry.SchemaRegistryApi;
+import io.impressiondedup.job.io.registry.SchemaRegistrySettings;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
@@ -81,6 +83,27 @@ public enum InputShape {
         @Override
         ParserSettings settings() {
             return FLAT.settings().withAvro(GeneratorSettings.avroSchemaText(), AvroWirePrefix.CONFLUENT, OptionalInt.of(1));
+        }
+
+        @Override
+        ValueFormat format() {
+            return ValueFormat.AVRO;
+        }
+
+        @Override
+        Integer schemaId() {
+            return 1;
+        }
+    },
+    /**
+     * {@link #AVRO_CONFLUENT}'s values read through a schema registry ({@code --avro-schema-registry-url}, Confluent
+     * API): the schema of id 1 fetched once ({@link ServedSchema}) and kept, each record's id looked up among the kept.
+     */
+    AVRO_REGISTRY {
+        @Override
+        ParserSettings settings() {
+            return FLAT.settings().withAvroRegistry(SchemaRegistrySettings.builder(ServedSchema.url(GeneratorSettings.avroSchemaText()),
+                    SchemaRegistryApi.CONFLUENT, AvroWirePrefix.CONFLUENT).build());
         }
 
         @Override
