@@ -19,6 +19,7 @@ import io.impressiondedup.testdata.generate.GeneratorSettings;
 import io.impressiondedup.testdata.generate.ImpressionGenerator;
 import io.impressiondedup.testdata.generate.ValueFormat;
 import io.impressiondedup.testdata.verify.GroundTruth;
+import io.impressiondedup.testdata.verify.StatsTopicCheck;
 import io.impressiondedup.testdata.verify.VerificationReport;
 import io.impressiondedup.testdata.write.Generation;
 import io.impressiondedup.testdata.write.GroundTruthWriter;
@@ -44,6 +45,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Avro input whose writer schemas a real schema registry holds (Apicurio Registry, {@link ApicurioRegistry}), through
@@ -52,8 +56,13 @@ import org.junit.jupiter.api.io.TempDir;
  * evolution dead-letters nothing. The records of an id the registry does not know go to the dead letters as {@code
  * schema-unknown} while the job goes on; a registry that stops answering for 30 s holds the job back, and dead-letters
  * nothing.
+ *
+ * <p>In the lane of the ITs with processes of their own ({@link OwnCluster}): it starts the registry, and waits through
+ * its outage.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(OwnCluster.LANE)
 class SchemaRegistryIT {
 
     static final int RECORDS = 24_000;
@@ -89,8 +98,10 @@ class SchemaRegistryIT {
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V3)};
         assertThat(ids).doesNotHaveDuplicates();
         long[] written = produce(topics[0], dir, ids, false);
+        String stats = topics[0] + "-stats";
+        SharedKafka.broker().createTopics(Map.of(stats, 2));
         DedupJobConfig config = config(topics, dir, "hashmap", 2, "--input-format", "avro", "--avro-wire-prefix", "confluent",
-                "--avro-schema-registry-url", registry.confluentApiUrl(), "--avro-schema-registry-timeout", "2s");
+                "--avro-schema-registry-url", registry.confluentApiUrl(), "--avro-schema-registry-timeout", "2s", "--stats-topic", stats);
 
         // The registry stops on the task thread that logs the first schema fetched, before that thread reads on.
         String firstFetched = "Writer schema id " + ids[0] + " fetched";
@@ -127,6 +138,10 @@ class SchemaRegistryIT {
         assertThat(report.deadLettersByReason()).as(text).doesNotContainKey("schema-unknown");
         assertThat(Accounting.summary(result.getAllAccumulatorResults())).startsWith("input " + String.format("%,d", RECORDS) + " =")
                 .endsWith("(balanced)");
+        StatsTopicCheck check = StatsTopicCheck.run(dir.resolve("truth.csv"), SharedKafka.broker().bootstrapServers(), topics[0],
+                topics[1], topics[2], stats);
+        System.out.println("stats topic: " + check.summary());
+        assertThat(check.problems()).as("the reconciliation rows against the ground truth").isEmpty();
     }
 
     /**
