@@ -10,6 +10,10 @@ import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
 import io.impressiondedup.job.io.parsing.AvroImpressionParser;
 import io.impressiondedup.job.io.parsing.RecordParser;
+import io.impressiondedup.job.io.registry.SchemaIdKind;
+import io.impressiondedup.operators.model.DeadLetterReason;
+import io.impressiondedup.operators.model.ParsedRecord;
+import io.impressiondedup.operators.model.RawKafkaRecord;
 import io.impressiondedup.job.io.registry.SchemaRegistryApi;
 import io.impressiondedup.job.io.registry.SchemaRegistrySettings;
 import java.nio.file.Files;
@@ -38,8 +42,8 @@ class SchemaRegistryOptionsTest {
         assertThatThrownBy(() -> parse("--input-format", "avro", "--avro-schema-registry-url", URL, "--avro-wire-prefix", "confluent",
                 "--avro-schema-id", "3")).hasMessageStartingWith("--avro-schema-id and --avro-schema-registry-url exclude each other");
         assertThatThrownBy(() -> parse("--input-format", "avro", "--avro-schema-registry-url", URL))
-                .hasMessage("--avro-schema-registry-url needs a --avro-wire-prefix that carries the schema id (confluent or apicurio),"
-                        + " but it is none");
+                .hasMessage("--avro-schema-registry-url needs a --avro-wire-prefix that carries the schema id (confluent, apicurio or"
+                        + " apicurio-headers), but it is none");
         assertThatThrownBy(() -> parse("--input-format", "avro", "--avro-schema-file", schema.toString(), "--avro-schema-registry-api",
                 "apicurio")).hasMessage("--avro-schema-registry-api applies only with --avro-schema-registry-url: set it, or remove it");
         assertThatThrownBy(() -> parse("--avro-schema-registry-url", URL)).hasMessageStartingWith(
@@ -53,9 +57,14 @@ class SchemaRegistryOptionsTest {
         assertThat(registry(v3, "apicurio", "confluent").lookupUri(7).toString()).isEqualTo(v3 + "/ids/contentIds/7");
         assertThat(registry(v3, "apicurio", "apicurio").lookupUri(1L << 40).toString()).isEqualTo(v3 + "/ids/globalIds/1099511627776");
         assertThat(registry(URL, "confluent", "confluent").lookupUri(0xFFFF_FFFFL).toString()).endsWith("/schemas/ids/4294967295");
-        assertThatThrownBy(() -> registry(URL, "confluent", "apicurio")).isInstanceOf(InvalidOptionException.class)
-                .hasMessageStartingWith("--avro-schema-registry-api: the apicurio wire prefix carries an Apicurio global id, which only"
-                        + " the apicurio API looks up, not the confluent API");
+        SchemaRegistrySettings headers = registry(v3, "apicurio", "apicurio-headers");
+        assertThat(headers.lookupUri(SchemaIdKind.GLOBAL_ID, 5).toString()).isEqualTo(v3 + "/ids/globalIds/5");
+        assertThat(headers.lookupUri(SchemaIdKind.CONTENT_ID, 5).toString()).isEqualTo(v3 + "/ids/contentIds/5");
+        for (String prefix : new String[] {"apicurio", "apicurio-headers"}) {
+            assertThatThrownBy(() -> registry(URL, "confluent", prefix)).isInstanceOf(InvalidOptionException.class)
+                    .hasMessageStartingWith("--avro-schema-registry-api: Apicurio's global ids (of the apicurio and apicurio-headers wire"
+                            + " prefixes) are looked up only by the apicurio API, not the confluent API");
+        }
     }
 
     @Test
@@ -106,6 +115,20 @@ class SchemaRegistryOptionsTest {
         assertThat(shipped.avroSchemaText()).isNull();
         assertThatThrownBy(shipped::avroFields).isInstanceOf(IllegalStateException.class);
         assertThat(RecordParser.of(shipped)).isInstanceOf(AvroImpressionParser.class);
+    }
+
+    @Test
+    void aValueOfApicuriosHeadersModeWithoutAnEightByteIdHeaderIsMalformedNamingTheHeader() {
+        RecordParser parser = RecordParser.of(parse("--input-format", "avro", "--avro-wire-prefix", "apicurio-headers",
+                "--avro-schema-registry-url", "http://127.0.0.1:1/apis/registry/v3", "--avro-schema-registry-api", "apicurio")
+                .parserSettings());
+        byte[] value = {2, 'r'};
+        ParsedRecord none = parser.parse(RawKafkaRecord.ofValue("in", 0, 0, value));
+        assertThat(none.deadLetter().reason()).isEqualTo(DeadLetterReason.MALFORMED);
+        assertThat(none.deadLetter().error()).isEqualTo("no header apicurio.value.globalId or apicurio.value.contentId with the schema id");
+        ParsedRecord shortId = parser.parse(new RawKafkaRecord("in", 0, 1, 0L, null, value, new String[] {"apicurio.value.contentId"},
+                new byte[][] {{0, 0, 0, 7}}));
+        assertThat(shortId.deadLetter().error()).isEqualTo("header apicurio.value.contentId is 4 bytes, not an 8-byte schema id");
     }
 
     private static SchemaRegistrySettings registry(String url, String api, String prefix) {

@@ -2,6 +2,7 @@ package io.impressiondedup.local;
 
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
+import io.impressiondedup.testdata.write.KafkaTopicDestination;
 import io.impressiondedup.testdata.write.RecordDestination;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.apache.avro.io.EncoderFactory;
  * records (Avro with the 5-byte prefix of a placeholder id) are written with schema 1 ({@link #V1}, the generator's
  * own) for the first third of {@code total}, schema 2 ({@link #V2}: two fields added with defaults, one of them
  * optional) for the second, and schema 3 ({@link #V3}: the optional field removed again) for the rest, each record
- * prefixed with its schema's registry id in the wire format asked for.
+ * carrying its schema's registry id in the wire format asked for ({@link IdPlacement}).
  *
  * <p>Each record is decoded with schema 1 and encoded again with its phase's schema, every field kept by name, the added
  * ones drawn. A record that is no complete record of schema 1 (the generator's truncated, trailing-byte and bad-branch
@@ -31,6 +32,16 @@ import org.apache.avro.io.EncoderFactory;
  * (empty, null, a wrong magic byte) is written as it is.
  */
 final class EvolvingAvroSchemas implements RecordDestination {
+
+    /** Where a value's schema id goes. */
+    enum IdPlacement {
+        /** The Confluent prefix: a 0 byte and a 4-byte id. */
+        CONFLUENT_PREFIX,
+        /** Apicurio's prefix: a 0 byte and an 8-byte global id. */
+        APICURIO_PREFIX,
+        /** No prefix; Apicurio's header {@code apicurio.value.globalId}, an 8-byte id. */
+        GLOBAL_ID_HEADER
+    }
 
     static final String V1 = GeneratorSettings.avroSchemaText();
     static final String V2 = withFields(V1, List.of(
@@ -41,10 +52,10 @@ final class EvolvingAvroSchemas implements RecordDestination {
     /** The generator's prefix: magic byte and a 4-byte id. */
     private static final int GENERATOR_PREFIX = 5;
 
-    private final RecordDestination destination;
+    private final KafkaTopicDestination destination;
     private final long total;
     private final long[] ids;
-    private final boolean eightByteIds;
+    private final IdPlacement placement;
     private final Schema[] schemas = {new Schema.Parser().parse(V1), new Schema.Parser().parse(V2), new Schema.Parser().parse(V3)};
     private final GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(schemas[0]);
     private final SplittableRandom random = new SplittableRandom(38);
@@ -55,19 +66,26 @@ final class EvolvingAvroSchemas implements RecordDestination {
 
     /**
      * @param ids the registry ids of schemas 1, 2 and 3
-     * @param eightByteIds whether the prefix carries an 8-byte global id (Apicurio's) rather than a 4-byte one (Confluent's)
      */
-    EvolvingAvroSchemas(RecordDestination destination, long total, long[] ids, boolean eightByteIds) {
+    EvolvingAvroSchemas(KafkaTopicDestination destination, long total, long[] ids, IdPlacement placement) {
         this.destination = destination;
         this.total = total;
         this.ids = ids.clone();
-        this.eightByteIds = eightByteIds;
+        this.placement = placement;
     }
 
     @Override
     public void write(GeneratedRecord record) throws IOException {
         int phase = (int) Math.min(2, seen++ * 3 / total);
-        destination.write(withValue(record, rewrite(record.value, phase)));
+        byte[] value = rewrite(record.value, phase);
+        if (placement == IdPlacement.GLOBAL_ID_HEADER && value != record.value) {
+            // The id travels in the header: the value is the record alone.
+            long id = ByteBuffer.wrap(value, 1, 8).getLong();
+            destination.write(withValue(record, java.util.Arrays.copyOfRange(value, 9, value.length)), "apicurio.value.globalId",
+                    ByteBuffer.allocate(8).putLong(id).array());
+        } else {
+            destination.write(withValue(record, value));
+        }
     }
 
     /** Records written with each schema, complete records of it: [schema 1, 2, 3]. */
@@ -113,7 +131,8 @@ final class EvolvingAvroSchemas implements RecordDestination {
 
     private void writePrefix(ByteArrayOutputStream out, long id) {
         out.write(0);
-        ByteBuffer buffer = eightByteIds ? ByteBuffer.allocate(8).putLong(id) : ByteBuffer.allocate(4).putInt((int) id);
+        ByteBuffer buffer = placement == IdPlacement.CONFLUENT_PREFIX ? ByteBuffer.allocate(4).putInt((int) id)
+                : ByteBuffer.allocate(8).putLong(id);
         out.write(buffer.array(), 0, buffer.capacity());
     }
 

@@ -73,6 +73,16 @@ final class ObservabilityPack {
     }
 
     /** Each Flink metric name the dashboard or a rule uses (also only inside {@code absent()}), to where it is used. */
+    /**
+     * Whether {@code metric} is one of the schema registry reader's (Avro input with {@code --avro-schema-registry-url}),
+     * which only a job reading a registry exports: checked against such a job ({@code SchemaRegistryClusterIT}), the others
+     * against {@code ClusterIT}'s.
+     */
+    static boolean readsSchemaRegistry(String metric) {
+        return metric.startsWith("flink_taskmanager_job_task_operator_deserializer_schema_")
+                || metric.startsWith("flink_taskmanager_job_task_operator_deserializer_writer_schema_");
+    }
+
     static Map<String, Set<String>> metricNames() throws IOException {
         Map<String, Set<String>> names = new TreeMap<>();
         dashboardQueries().forEach((panel, expressions) ->

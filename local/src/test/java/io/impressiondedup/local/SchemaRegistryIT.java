@@ -97,7 +97,7 @@ class SchemaRegistryIT {
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V2),
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V3)};
         assertThat(ids).doesNotHaveDuplicates();
-        long[] written = produce(topics[0], dir, ids, false);
+        long[] written = produce(topics[0], dir, ids, EvolvingAvroSchemas.IdPlacement.CONFLUENT_PREFIX);
         String stats = topics[0] + "-stats";
         SharedKafka.broker().createTopics(Map.of(stats, 2));
         DedupJobConfig config = config(topics, dir, "hashmap", 2, "--input-format", "avro", "--avro-wire-prefix", "confluent",
@@ -157,7 +157,7 @@ class SchemaRegistryIT {
             registry.registerThroughApicurioApi(artifact, EvolvingAvroSchemas.V2, false).globalId(),
             registry.registerThroughApicurioApi(artifact, EvolvingAvroSchemas.V3, false).globalId()};
         assertThat(ids).doesNotHaveDuplicates();
-        long[] written = produce(topics[0], dir, ids, true);
+        long[] written = produce(topics[0], dir, ids, EvolvingAvroSchemas.IdPlacement.APICURIO_PREFIX);
         long unknownId = 1L << 40;
         int unknownRecords = 3;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -189,6 +189,36 @@ class SchemaRegistryIT {
     }
 
     /**
+     * Apicurio's headers (its 2.x serializers' default): the value is the record alone and the global id is in the header
+     * {@code apicurio.value.globalId}; read through Apicurio's own API with {@code --avro-wire-prefix apicurio-headers}.
+     * The generator's malformed records without a sound prefix come without the header: malformed, as the truth says.
+     */
+    @Test
+    void apicuriosGlobalIdHeaderNamesEvolvingSchemas(@TempDir Path dir) throws Exception {
+        String[] topics = SharedKafka.topics("registry-headers", 4);
+        String artifact = topics[0] + "-value";
+        long[] ids = {
+            registry.registerThroughApicurioApi(artifact, EvolvingAvroSchemas.V1, true).globalId(),
+            registry.registerThroughApicurioApi(artifact, EvolvingAvroSchemas.V2, false).globalId(),
+            registry.registerThroughApicurioApi(artifact, EvolvingAvroSchemas.V3, false).globalId()};
+        long[] written = produce(topics[0], dir, ids, EvolvingAvroSchemas.IdPlacement.GLOBAL_ID_HEADER);
+        DedupJobConfig config = config(topics, dir, "hashmap", 2, "--input-format", "avro", "--avro-wire-prefix", "apicurio-headers",
+                "--avro-schema-registry-url", registry.apicurioApiUrl(), "--avro-schema-registry-api", "apicurio");
+
+        JobExecutionResult result = start(config).get(JOB_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+
+        VerificationReport report = verify(GroundTruth.read(dir.resolve("truth.csv")), topics);
+        String text = report.toText(FPP);
+        System.out.println(text + "\nrecords by schema (complete records): " + java.util.Arrays.toString(written));
+        assertThat(java.util.Arrays.stream(written).boxed().toList()).as("complete records written with each schema").allMatch(n -> n > RECORDS / 4);
+        assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
+        assertThat(FalsePositiveLimit.exceeded(report, FalsePositiveLimit.of(dir.resolve("truth.csv"), config.dedupSettings().plan())))
+                .as(text).isEmpty();
+        assertThat(Accounting.summary(result.getAllAccumulatorResults())).startsWith("input " + String.format("%,d", RECORDS) + " =")
+                .endsWith("(balanced)");
+    }
+
+    /**
      * The registry behind TLS and basic authentication, as production exposes it: the job reads through it with the
      * credentials file and the registry's certificate; and the checks at submission fail naming the option for a
      * certificate not trusted, credentials refused, and a URL that is not the API's base.
@@ -200,7 +230,7 @@ class SchemaRegistryIT {
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V1),
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V2),
             registry.registerThroughConfluentApi(topics[0] + "-value", EvolvingAvroSchemas.V3)};
-        long[] written = produce(topics[0], dir, ids, false);
+        long[] written = produce(topics[0], dir, ids, EvolvingAvroSchemas.IdPlacement.CONFLUENT_PREFIX);
         Path credentials = Files.writeString(dir.resolve("registry.credentials"), "dedup:s3cr3t\n");
         Path wrongCredentials = Files.writeString(dir.resolve("wrong.credentials"), "dedup:guess\n");
         try (TlsBasicAuthProxy proxy = TlsBasicAuthProxy.start(registry.root(), dir, "dedup", "s3cr3t")) {
@@ -243,12 +273,12 @@ class SchemaRegistryIT {
     }
 
     /** Writes {@link #RECORDS} generated Avro records, evolving at thirds; returns the complete records of each schema. */
-    private static long[] produce(String topic, Path dir, long[] ids, boolean eightByteIds) throws Exception {
+    private static long[] produce(String topic, Path dir, long[] ids, EvolvingAvroSchemas.IdPlacement placement) throws Exception {
         // No late records: the job waits on the registry, and whether a record is late would depend on that timing.
         GeneratorSettings settings = GeneratorSettings.builder().count(RECORDS).seed(38).span(Duration.ofDays(4))
                 .format(ValueFormat.AVRO).avroSchemaId(1).lateShare(0).build();
         try (EvolvingAvroSchemas destination = new EvolvingAvroSchemas(
-                        new KafkaTopicDestination(SharedKafka.broker().bootstrapServers(), topic, Map.of()), RECORDS, ids, eightByteIds);
+                        new KafkaTopicDestination(SharedKafka.broker().bootstrapServers(), topic, Map.of()), RECORDS, ids, placement);
                 GroundTruthWriter truth = new GroundTruthWriter(dir.resolve("truth.csv"))) {
             Generation.run(new ImpressionGenerator(settings), RECORDS, destination, truth, 0, null);
             return destination.writtenBySchema();

@@ -283,8 +283,10 @@ public final class DedupJobOptions {
             .enumType(AvroWirePrefix.class).defaultValue(AvroWirePrefix.NONE)
             .withDescription("With --input-format avro: none (the value is the record alone), confluent (a 0 byte and a 4-byte"
                     + " schema id before the record: Confluent's serializers, and Apicurio 3.x's by default, with the content id)"
-                    + " or apicurio (a 0 byte and an 8-byte global id: Apicurio 2.x's serializers). Without"
-                    + " --avro-schema-registry-url the id is not looked up: every record is read with --avro-schema-file."));
+                    + " apicurio (a 0 byte and an 8-byte global id: Apicurio's 8-byte id handler) or apicurio-headers (the value"
+                    + " is the record alone, the id in the header apicurio.value.globalId or apicurio.value.contentId: Apicurio"
+                    + " 2.x's serializers by default). Without --avro-schema-registry-url the id is not looked up: every record"
+                    + " is read with --avro-schema-file."));
     public static final ConfigOption<Integer> AVRO_SCHEMA_ID = declare(ConfigOptions.key("avro-schema-id").intType().noDefaultValue()
             .withDescription("With --avro-wire-prefix confluent and --avro-schema-file: the schema id every value must carry; a"
                     + " value with another id (a schema the job was not given) is dead-lettered as malformed. Default: any id."),
@@ -303,7 +305,7 @@ public final class DedupJobOptions {
             .enumType(SchemaRegistryApi.class).defaultValue(SchemaRegistryApi.CONFLUENT)
             .withDescription("The API of --avro-schema-registry-url: confluent (GET <url>/schemas/ids/<id>; Confluent Schema"
                     + " Registry, or Apicurio's /apis/ccompat/v7) or apicurio (Apicurio's own API, v2 or v3: content ids of the"
-                    + " confluent prefix, global ids of the apicurio prefix)."));
+                    + " confluent prefix and the content id header, global ids of the apicurio prefix and the global id header)."));
     public static final ConfigOption<String> AVRO_SCHEMA_REGISTRY_CREDENTIALS_FILE = declare(ConfigOptions
             .key("avro-schema-registry-credentials-file").stringType().noDefaultValue()
             .withDescription("A file holding user:password (one line) for the registry's basic authentication; https only. Read"

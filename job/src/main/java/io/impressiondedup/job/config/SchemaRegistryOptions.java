@@ -35,7 +35,8 @@ final class SchemaRegistryOptions {
         AvroWirePrefix prefix = options.get(AVRO_WIRE_PREFIX);
         if (!prefix.carriesSchemaId()) {
             throw new InvalidOptionException("--" + AVRO_SCHEMA_REGISTRY_URL.key() + " needs a --" + AVRO_WIRE_PREFIX.key() + " that carries"
-                    + " the schema id (" + AvroWirePrefix.CONFLUENT + " or " + AvroWirePrefix.APICURIO + "), but it is " + prefix);
+                    + " the schema id (" + AvroWirePrefix.CONFLUENT + ", " + AvroWirePrefix.APICURIO + " or " + AvroWirePrefix.APICURIO_HEADERS
+                    + "), but it is " + prefix);
         }
         SchemaRegistryApi api = options.get(AVRO_SCHEMA_REGISTRY_API);
         SchemaRegistrySettings.Builder registry = SchemaRegistrySettings.builder(url, api, prefix)
@@ -55,7 +56,7 @@ final class SchemaRegistryOptions {
         try {
             built = registry.build();
         } catch (IllegalArgumentException e) {
-            ConfigOption<?> at = e.getMessage().contains("API") || e.getMessage().contains("global id") ? AVRO_SCHEMA_REGISTRY_API
+            ConfigOption<?> at = e.getMessage().contains(" API") ? AVRO_SCHEMA_REGISTRY_API
                     : e.getMessage().contains("certificates") ? AVRO_SCHEMA_REGISTRY_TRUSTED_CERTIFICATES : AVRO_SCHEMA_REGISTRY_URL;
             throw new InvalidOptionException("--" + at.key() + ": " + e.getMessage() + " (--" + AVRO_SCHEMA_REGISTRY_URL.key() + " " + url
                     + ", --" + AVRO_SCHEMA_REGISTRY_API.key() + " " + api + ", --" + AVRO_WIRE_PREFIX.key() + " " + prefix + ")", e);

@@ -58,10 +58,18 @@ public final class KafkaTopicDestination implements RecordDestination {
         send(record, partition);
     }
 
-    private void send(GeneratedRecord record, Integer partition) throws IOException {
+    /** Writes the record with one more header, {@code headerKey}: {@code headerValue}, after the sequence number's. */
+    public void write(GeneratedRecord record, String headerKey, byte[] headerValue) throws IOException {
+        send(record, null, new RecordHeader(headerKey, headerValue));
+    }
+
+    private void send(GeneratedRecord record, Integer partition, RecordHeader... extra) throws IOException {
         throwIfFailed();
         RecordHeaders headers = new RecordHeaders();
         headers.add(new RecordHeader(TestDataHeaders.SEQ, Long.toString(record.seq).getBytes(StandardCharsets.US_ASCII)));
+        for (RecordHeader header : extra) {
+            headers.add(header);
+        }
         producer.send(new ProducerRecord<>(topic, partition, null, record.key, record.value, headers), (metadata, e) -> {
             if (e != null) {
                 failure.compareAndSet(null, e);

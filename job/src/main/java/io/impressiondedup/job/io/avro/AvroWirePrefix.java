@@ -16,7 +16,13 @@ public enum AvroWirePrefix {
      * Apicurio's own wire format (its 2.x serializers by default, 3.x with the 8-byte id handler): a magic byte 0, the
      * writer schema's global id as an 8-byte big-endian long, then the record.
      */
-    APICURIO(9);
+    APICURIO(9),
+    /**
+     * Apicurio's headers (its 2.x serializers' default; 3.x with headers enabled): the value is the record alone, and the
+     * writer schema's id is in the record header {@code apicurio.value.globalId} (or {@code apicurio.value.contentId}), an
+     * 8-byte big-endian long. Only with a schema registry.
+     */
+    APICURIO_HEADERS(0);
 
     /** The magic byte both registry prefixes begin with. */
     static final byte MAGIC = 0;
@@ -32,9 +38,14 @@ public enum AvroWirePrefix {
         return length;
     }
 
-    /** Whether the prefix carries a schema id. */
+    /** Whether the prefix (or, for {@link #APICURIO_HEADERS}, the headers) carries a schema id. */
     public boolean carriesSchemaId() {
         return this != NONE;
+    }
+
+    /** Whether the schema id is in the value's first bytes (not in its headers). */
+    public boolean isInValue() {
+        return length > 0;
     }
 
     /**
@@ -42,7 +53,7 @@ public enum AvroWirePrefix {
      * is neither null nor empty.
      */
     public String check(byte[] value) {
-        if (this == NONE) {
+        if (!isInValue()) {
             return null;
         }
         if (value[0] != MAGIC) {
@@ -63,9 +74,9 @@ public enum AvroWirePrefix {
         return id;
     }
 
-    /** The option's spelling ({@code --avro-wire-prefix none|confluent|apicurio}); Flink matches it without regard to case. */
+    /** The option's spelling ({@code --avro-wire-prefix none|confluent|apicurio|apicurio-headers}); Flink matches it without regard to case. */
     @Override
     public String toString() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 }

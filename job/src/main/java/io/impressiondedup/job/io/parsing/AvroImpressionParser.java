@@ -4,11 +4,13 @@ import io.impressiondedup.job.config.InputFormat;
 import io.impressiondedup.job.config.ParserSettings;
 import io.impressiondedup.job.io.avro.AvroImpressionFields;
 import io.impressiondedup.job.io.avro.AvroWirePrefix;
+import io.impressiondedup.job.io.registry.SchemaIdKind;
 import io.impressiondedup.job.io.registry.WriterSchemas;
 import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
+import java.nio.ByteBuffer;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.MetricGroup;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
@@ -63,6 +65,16 @@ public final class AvroImpressionParser implements RecordParser {
         this.keyValues = new String[settings.keyFields().size()];
     }
 
+    /** The index of {@code raw}'s last header named {@code key}, or -1 (Kafka's rule: the last one wins). */
+    private static int lastHeader(RawKafkaRecord raw, String key) {
+        for (int i = raw.headerCount() - 1; i >= 0; i--) {
+            if (key.equals(raw.headerKey(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     @Override
     public ParsedRecord parse(RawKafkaRecord raw) {
         ParsedRecord oversized = assembler.oversized(raw);
@@ -77,16 +89,35 @@ public final class AvroImpressionParser implements RecordParser {
             byte[] value = raw.value();
             error = value == null ? "null value (tombstone)" : value.length == 0 ? "empty value" : prefix.check(value);
             if (error == null) {
-                long schemaId = prefix.schemaId(value);
-                WriterSchemas.Resolution schema = writerSchemas.resolve(schemaId);
+                SchemaIdKind kind = SchemaIdKind.GLOBAL_ID;
+                long schemaId;
+                if (prefix.isInValue()) {
+                    kind = null;
+                    schemaId = prefix.schemaId(value);
+                } else {
+                    int header = lastHeader(raw, SchemaIdKind.GLOBAL_ID_HEADER);
+                    if (header < 0) {
+                        kind = SchemaIdKind.CONTENT_ID;
+                        header = lastHeader(raw, SchemaIdKind.CONTENT_ID_HEADER);
+                    }
+                    byte[] id = header < 0 ? null : raw.headerValue(header);
+                    if (id == null || id.length != Long.BYTES) {
+                        return ImpressionAssembler.malformed(raw, header < 0
+                                ? "no header " + SchemaIdKind.GLOBAL_ID_HEADER + " or " + SchemaIdKind.CONTENT_ID_HEADER + " with the schema id"
+                                : "header " + raw.headerKey(header) + " is " + (id == null ? "null" : id.length + " bytes")
+                                        + ", not an 8-byte schema id");
+                    }
+                    schemaId = ByteBuffer.wrap(id).getLong();
+                }
+                WriterSchemas.Resolution schema = kind == null ? writerSchemas.resolve(schemaId) : writerSchemas.resolve(kind, schemaId);
+                String named = "writer schema " + (kind == null ? "id" : WriterSchemas.describe(kind)) + " " + Long.toUnsignedString(schemaId);
                 if (schema.unknown() != null) {
-                    return ParsedRecord.of(new DeadLetter(raw, DeadLetterReason.SCHEMA_UNKNOWN, "writer schema id "
-                            + Long.toUnsignedString(schemaId) + " of the " + prefix + " wire prefix: " + schema.unknown()));
+                    return ParsedRecord.of(new DeadLetter(raw, DeadLetterReason.SCHEMA_UNKNOWN, named + " of the " + prefix
+                            + " wire prefix: " + schema.unknown()));
                 }
                 schema.countRecord();
                 if (schema.unusable() != null) {
-                    return ImpressionAssembler.malformed(raw, "writer schema id " + Long.toUnsignedString(schemaId) + ": "
-                            + schema.unusable());
+                    return ImpressionAssembler.malformed(raw, named + ": " + schema.unusable());
                 }
                 fields = schema.fields();
                 error = fields.readRecordAt(value, prefix.length());

@@ -17,29 +17,32 @@ public enum SchemaRegistryApi {
     CONFLUENT,
     /**
      * {@code GET <url>/ids/contentIds/<id>} for the 4-byte id of the {@link AvroWirePrefix#CONFLUENT} prefix (what
-     * Apicurio's 3.x serializers write by default), {@code GET <url>/ids/globalIds/<id>} for the 8-byte id of the
-     * {@link AvroWirePrefix#APICURIO} prefix; either answers the schema's text as it was registered.
+     * Apicurio's 3.x serializers write by default) and for a content id header, {@code GET <url>/ids/globalIds/<id>} for
+     * the 8-byte id of the {@link AvroWirePrefix#APICURIO} prefix and for a global id header ({@link
+     * AvroWirePrefix#APICURIO_HEADERS}); either answers the schema's text as it was registered.
      */
     APICURIO;
 
     /**
-     * The path below the API's base URL that answers the schema of {@code id}, carried by {@code prefix}.
+     * The path below the API's base URL that answers the schema of {@code id}, an id of {@code kind}.
      *
-     * @throws IllegalArgumentException if this API cannot look up the ids of {@code prefix}
+     * @throws IllegalArgumentException if this API cannot look up ids of {@code kind}
      */
-    public String lookupPath(AvroWirePrefix prefix, long id) {
+    public String lookupPath(SchemaIdKind kind, long id) {
         String unsigned = Long.toUnsignedString(id);
-        switch (prefix) {
-            case CONFLUENT:
+        switch (kind) {
+            case FOUR_BYTE_ID:
                 return this == CONFLUENT ? "/schemas/ids/" + unsigned : "/ids/contentIds/" + unsigned;
-            case APICURIO:
+            case GLOBAL_ID:
+            case CONTENT_ID:
                 if (this == APICURIO) {
-                    return "/ids/globalIds/" + unsigned;
+                    return (kind == SchemaIdKind.GLOBAL_ID ? "/ids/globalIds/" : "/ids/contentIds/") + unsigned;
                 }
-                throw new IllegalArgumentException("the " + AvroWirePrefix.APICURIO + " wire prefix carries an Apicurio global id,"
-                        + " which only the " + APICURIO + " API looks up, not the " + this + " API");
+                throw new IllegalArgumentException("Apicurio's " + (kind == SchemaIdKind.GLOBAL_ID ? "global" : "content")
+                        + " ids (of the " + AvroWirePrefix.APICURIO + " and " + AvroWirePrefix.APICURIO_HEADERS + " wire prefixes) are"
+                        + " looked up only by the " + APICURIO + " API, not the " + this + " API");
             default:
-                throw new IllegalArgumentException("the " + prefix + " wire prefix carries no schema id to look up");
+                throw new IllegalArgumentException("no lookup of " + kind);
         }
     }
 

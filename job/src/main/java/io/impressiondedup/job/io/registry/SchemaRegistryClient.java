@@ -64,13 +64,13 @@ final class SchemaRegistryClient {
     }
 
     /**
-     * Asks the registry for the schema of {@code id}.
+     * Asks the registry for the schema of {@code id}, an id of {@code kind}.
      *
      * @throws IOException if the registry gave no answer about the id (see the class comment)
      * @throws InterruptedException if the thread was interrupted while waiting (the task is being cancelled)
      */
-    Answer fetch(long id) throws IOException, InterruptedException {
-        URI uri = settings.lookupUri(id);
+    Answer fetch(SchemaIdKind kind, long id) throws IOException, InterruptedException {
+        URI uri = settings.lookupUri(kind, id);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(settings.requestTimeout()).GET()
                 .header("Accept", settings.api() == SchemaRegistryApi.CONFLUENT
                         ? "application/vnd.schemaregistry.v1+json, application/json" : "*/*");

@@ -51,9 +51,14 @@ public final class SchemaRegistrySettings implements Serializable {
         return prefix;
     }
 
-    /** The URL that answers the schema of {@code id}. */
+    /** The URL that answers the schema of {@code id}, of the kind the prefix carries (the first, for headers). */
     public URI lookupUri(long id) {
-        return URI.create(baseUrl + api.lookupPath(prefix, id));
+        return lookupUri(SchemaIdKind.of(prefix).get(0), id);
+    }
+
+    /** The URL that answers the schema of {@code id}, an id of {@code kind}. */
+    public URI lookupUri(SchemaIdKind kind, long id) {
+        return URI.create(baseUrl + api.lookupPath(kind, id));
     }
 
     /** The basic-auth user, or null for none. */
@@ -138,7 +143,10 @@ public final class SchemaRegistrySettings implements Serializable {
                 throw new IllegalArgumentException("the URL holds credentials ('user:password@'); give them in a credentials file instead,"
                         + " which the job never logs");
             }
-            api.lookupPath(prefix, 1); // throws for a prefix the API cannot look up
+            if (!prefix.carriesSchemaId()) {
+                throw new IllegalArgumentException("the " + prefix + " wire prefix carries no schema id to look up");
+            }
+            SchemaIdKind.of(prefix).forEach(kind -> api.lookupPath(kind, 1)); // throws for an id the API cannot look up
             if (user != null && scheme.equals("http")) {
                 throw new IllegalArgumentException("credentials would be sent in clear text to '" + baseUrl + "': use https");
             }

@@ -2,8 +2,10 @@ package io.impressiondedup.job.io.registry;
 
 import io.impressiondedup.job.io.avro.AvroImpressionFields;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
@@ -58,6 +60,8 @@ public final class WriterSchemas {
     public static final String REGISTRY_ERRORS = "schema-registry-errors";
     public static final String REGISTRY_LATENCY = "schema-registry-latency-ms";
     public static final String WRITER_SCHEMA_ID_GROUP = "writer_schema_id";
+    /** The group of {@link #RECORDS} for the content ids of Apicurio's header {@value SchemaIdKind#CONTENT_ID_HEADER}. */
+    public static final String WRITER_SCHEMA_CONTENT_ID_GROUP = "writer_schema_content_id";
     public static final String RECORDS = "writer-schema-records";
 
     static final int MAX_KNOWN = 1_000;
@@ -109,7 +113,7 @@ public final class WriterSchemas {
 
     /** Asks the registry for the schema of an id; {@link SchemaRegistryClient} in production. */
     interface Registry {
-        SchemaRegistryClient.Answer fetch(long id) throws IOException, InterruptedException;
+        SchemaRegistryClient.Answer fetch(SchemaIdKind kind, long id) throws IOException, InterruptedException;
     }
 
     /** Waits between attempts; {@link Thread#sleep} in production. */
@@ -123,20 +127,14 @@ public final class WriterSchemas {
     private final LongSupplier clockMillis;
     private final Sleeper sleeper;
     private final String describedRegistry;
-    private final Map<Long, Resolution> known = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Resolution> eldest) {
-            return size() > MAX_KNOWN;
-        }
-    };
-    private final Map<Long, UnknownId> unknown = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, UnknownId> eldest) {
-            return size() > MAX_UNKNOWN;
-        }
-    };
-    /** Per schema id seen, its records counter: kept when its schema leaves {@link #known}, so a return re-registers nothing. */
-    private final Map<Long, Counter> recordCounters = new HashMap<>();
+    /** The kind of id a value's prefix carries ({@link #resolve(long)}). */
+    private final SchemaIdKind prefixKind;
+    /** Per kind of id (ordinal), the schemas fetched, by id. */
+    private final List<Map<Long, Resolution>> known = new ArrayList<>();
+    /** Per kind of id, the ids answered 404. */
+    private final List<Map<Long, UnknownId>> unknown = new ArrayList<>();
+    /** Per kind and schema id seen, its records counter: kept when its schema leaves {@link #known}, so a return re-registers nothing. */
+    private final List<Map<Long, Counter>> recordCounters = new ArrayList<>();
     private final Counter hits;
     private final Counter misses;
     private final Counter errors;
@@ -148,11 +146,28 @@ public final class WriterSchemas {
      * @param metrics where the metrics go (the source's group)
      */
     public WriterSchemas(SchemaRegistrySettings settings, Function<Schema, AvroImpressionFields> readers, MetricGroup metrics) {
-        this(new SchemaRegistryClient(settings)::fetch, settings.toString(), readers, metrics, System::currentTimeMillis, Thread::sleep);
+        this(new SchemaRegistryClient(settings)::fetch, SchemaIdKind.of(settings.prefix()).get(0), settings.toString(), readers, metrics,
+                System::currentTimeMillis, Thread::sleep);
     }
 
-    WriterSchemas(Registry registry, String describedRegistry, Function<Schema, AvroImpressionFields> readers, MetricGroup metrics,
-            LongSupplier clockMillis, Sleeper sleeper) {
+    WriterSchemas(Registry registry, SchemaIdKind prefixKind, String describedRegistry, Function<Schema, AvroImpressionFields> readers,
+            MetricGroup metrics, LongSupplier clockMillis, Sleeper sleeper) {
+        this.prefixKind = Objects.requireNonNull(prefixKind, "prefixKind");
+        for (int i = 0; i < SchemaIdKind.values().length; i++) {
+            known.add(new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Resolution> eldest) {
+                    return size() > MAX_KNOWN;
+                }
+            });
+            unknown.add(new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, UnknownId> eldest) {
+                    return size() > MAX_UNKNOWN;
+                }
+            });
+            recordCounters.add(new HashMap<>());
+        }
         this.registry = Objects.requireNonNull(registry, "registry");
         this.describedRegistry = describedRegistry;
         this.readers = Objects.requireNonNull(readers, "readers");
@@ -171,6 +186,13 @@ public final class WriterSchemas {
      * @throws FlinkRuntimeException if the wait is interrupted (the task is being cancelled)
      */
     public Resolution resolve(long id) {
+        return resolve(prefixKind, id);
+    }
+
+    /** As {@link #resolve(long)}, for an id of {@code kind} (of a header). */
+    public Resolution resolve(SchemaIdKind kind, long id) {
+        Map<Long, Resolution> known = this.known.get(kind.ordinal());
+        Map<Long, UnknownId> unknown = this.unknown.get(kind.ordinal());
         Resolution resolution = known.get(id);
         if (resolution != null) {
             hits.inc();
@@ -182,29 +204,35 @@ public final class WriterSchemas {
             return unknownId.resolution;
         }
         misses.inc();
-        SchemaRegistryClient.Answer answer = ask(id);
+        SchemaRegistryClient.Answer answer = ask(kind, id);
         if (!answer.isFound()) {
             resolution = new Resolution(null, answer.unknownReason(), null, null);
             unknown.put(id, new UnknownId(resolution, clockMillis.getAsLong() + UNKNOWN_TTL_MILLIS));
             return resolution;
         }
         unknown.remove(id);
-        Counter records = recordCounters.computeIfAbsent(id,
-                i -> metrics.addGroup(WRITER_SCHEMA_ID_GROUP, Long.toUnsignedString(i)).counter(RECORDS, new SimpleCounter()));
+        Counter records = recordCounters.get(kind.ordinal()).computeIfAbsent(id, i -> metrics.addGroup(
+                kind == SchemaIdKind.CONTENT_ID ? WRITER_SCHEMA_CONTENT_ID_GROUP : WRITER_SCHEMA_ID_GROUP, Long.toUnsignedString(i))
+                .counter(RECORDS, new SimpleCounter()));
         try {
             resolution = new Resolution(readers.apply(AvroImpressionFields.parse(answer.schemaText())), null, null, records);
-            LOG.info("Writer schema id {} fetched from the schema registry {}", Long.toUnsignedString(id), describedRegistry);
+            LOG.info("Writer schema {} {} fetched from the schema registry {}", describe(kind), Long.toUnsignedString(id), describedRegistry);
         } catch (IllegalArgumentException e) {
             resolution = new Resolution(null, null, e.getMessage(), records);
-            LOG.warn("Writer schema id {} from the schema registry {} cannot be read for the job's fields; its records are dead-lettered"
-                    + " as malformed: {}", Long.toUnsignedString(id), describedRegistry, e.getMessage());
+            LOG.warn("Writer schema {} {} from the schema registry {} cannot be read for the job's fields; its records are dead-lettered"
+                    + " as malformed: {}", describe(kind), Long.toUnsignedString(id), describedRegistry, e.getMessage());
         }
         known.put(id, resolution);
         return resolution;
     }
 
     /** The registry's answer for {@code id}, asking again after each failure (class comment). */
-    private SchemaRegistryClient.Answer ask(long id) {
+    /** "id", or "content id" for {@link SchemaIdKind#CONTENT_ID}: how a message names an id of {@code kind}. */
+    public static String describe(SchemaIdKind kind) {
+        return kind == SchemaIdKind.CONTENT_ID ? "content id" : "id";
+    }
+
+    private SchemaRegistryClient.Answer ask(SchemaIdKind kind, long id) {
         long backoff = FIRST_BACKOFF_MILLIS;
         long waitingSince = -1;
         long lastLogged = -1;
@@ -212,7 +240,7 @@ public final class WriterSchemas {
         while (true) {
             long started = System.nanoTime();
             try {
-                SchemaRegistryClient.Answer answer = registry.fetch(id);
+                SchemaRegistryClient.Answer answer = registry.fetch(kind, id);
                 latency.update((System.nanoTime() - started) / 1_000_000);
                 if (waitingSince >= 0) {
                     LOG.info("The schema registry {} answered for schema id {} after {} attempts and {} ms of waiting", describedRegistry,

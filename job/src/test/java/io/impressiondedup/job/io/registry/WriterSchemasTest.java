@@ -36,14 +36,14 @@ class WriterSchemasTest {
 
     private WriterSchemas schemas() {
         ParserSettings settings = ParserSettings.defaults();
-        return new WriterSchemas(id -> {
+        return new WriterSchemas((kind, id) -> {
             asked.add(id);
             Object answer = answers.removeFirst();
             if (answer instanceof IOException e) {
                 throw e;
             }
             return answer == NOT_FOUND ? SchemaRegistryClient.Answer.unknown("404 for " + id) : SchemaRegistryClient.Answer.found((String) answer);
-        }, "the test's registry", settings::avroFieldsFor, new UnregisteredMetricsGroup(), () -> now, slept::add);
+        }, SchemaIdKind.FOUR_BYTE_ID, "the test's registry", settings::avroFieldsFor, new UnregisteredMetricsGroup(), () -> now, slept::add);
     }
 
     @Test
@@ -100,9 +100,9 @@ class WriterSchemasTest {
     @Test
     void aCancelledTaskStopsWaiting() {
         ParserSettings settings = ParserSettings.defaults();
-        WriterSchemas schemas = new WriterSchemas(id -> {
+        WriterSchemas schemas = new WriterSchemas((kind, id) -> {
             throw new IOException("connection refused");
-        }, "the test's registry", settings::avroFieldsFor, new UnregisteredMetricsGroup(), () -> now, millis -> {
+        }, SchemaIdKind.FOUR_BYTE_ID, "the test's registry", settings::avroFieldsFor, new UnregisteredMetricsGroup(), () -> now, millis -> {
             throw new InterruptedException();
         });
         assertThatThrownBy(() -> schemas.resolve(5)).isInstanceOf(FlinkRuntimeException.class)
