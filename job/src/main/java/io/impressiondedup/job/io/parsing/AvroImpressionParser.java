@@ -25,6 +25,9 @@ import io.impressiondedup.job.io.eventtime.EventTimeRules;
  *       wrong magic byte, unexpected schema id), if a key field or the event time is missing (behind a null union
  *       branch), or if its event time breaks {@link EventTimeRules} (before {@code --min-event-time}, a string that
  *       is no ISO-8601 instant);
+ *   <li><b>schema-unknown</b>, with a schema registry ({@code --avro-schema-registry-url}), if the registry has no schema
+ *       of the id the value carries ({@link WriterSchemas}: it answered 404); <b>malformed</b> if the value carries no
+ *       sound id, or if its schema lacks a field the job reads. While the registry does not answer, the call waits.
  *   <li><b>future-timestamp</b> and otherwise an impression, by {@link ImpressionAssembler}, as for JSON.
  * </ul>
  *
