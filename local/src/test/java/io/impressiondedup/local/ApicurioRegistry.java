@@ -33,6 +33,8 @@ final class ApicurioRegistry implements AutoCloseable {
 
     private static final Duration READY_DEADLINE = Duration.ofSeconds(120);
 
+    private static ApicurioRegistry shared;
+
     private final Process process;
     private final int httpPort;
     private final Path log;
@@ -43,6 +45,26 @@ final class ApicurioRegistry implements AutoCloseable {
         this.process = process;
         this.httpPort = httpPort;
         this.log = log;
+    }
+
+    /**
+     * One registry for all the tests of a JVM (its start costs seconds of CPU, on the machine the other lane shares), as
+     * {@link SharedKafka} is one broker; each test registers under subjects and artifacts of its own. Stopped when the JVM
+     * ends. A test that pauses it ({@link #pause}) resumes it before it ends.
+     */
+    static synchronized ApicurioRegistry shared() throws Exception {
+        if (shared == null) {
+            shared = start(Path.of("target", "apicurio-registry.log"));
+            ApicurioRegistry started = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                } catch (Exception ignored) {
+                    // JVM exit
+                }
+            }));
+        }
+        return shared;
     }
 
     /** Starts a registry, logging to {@code log}, and waits until it is ready. */

@@ -50,7 +50,8 @@ class SchemaRegistryClusterIT {
         KafkaTopics.create(bootstrap, Map.of(input, 2, output, 2, deadLetters, 1), Map.of());
         Path dir = cluster.runDir().resolve("schema-registry-cluster-it");
         Path truthFile = dir.resolve("truth.csv");
-        try (ApicurioRegistry registry = ApicurioRegistry.start(dir.resolve("registry.log"))) {
+        ApicurioRegistry registry = ApicurioRegistry.shared();
+        {
             long[] ids = {
                 registry.registerThroughConfluentApi(input + "-value", EvolvingAvroSchemas.V1),
                 registry.registerThroughConfluentApi(input + "-value", EvolvingAvroSchemas.V2),

@@ -40,7 +40,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.logging.log4j.Level;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -65,7 +64,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @ResourceLock(OwnCluster.LANE)
 class SchemaRegistryIT {
 
-    static final int RECORDS = 24_000;
+    static final int RECORDS = 12_000;
     static final Duration OUTAGE = Duration.ofSeconds(30);
     /** How long a bounded job may take here: a job that waits on the registry for good fails the test, never hangs it. */
     static final Duration JOB_DEADLINE = Duration.ofSeconds(300);
@@ -74,14 +73,7 @@ class SchemaRegistryIT {
 
     @BeforeAll
     void startRegistry() throws Exception {
-        registry = ApicurioRegistry.start(Path.of("target", "schema-registry-it", "registry.log"));
-    }
-
-    @AfterAll
-    void stopRegistry() throws Exception {
-        if (registry != null) {
-            registry.close();
-        }
+        registry = ApicurioRegistry.shared();
     }
 
     /**
@@ -126,6 +118,8 @@ class SchemaRegistryIT {
             registry.resume();
             result = job.get(JOB_DEADLINE.toSeconds(), TimeUnit.SECONDS);
             assertThat(log.messages(Level.INFO)).anyMatch(m -> m.startsWith("The schema registry") && m.contains("answered for schema id"));
+        } finally {
+            registry.resume(); // the registry is shared by the tests of this JVM: never leave it stopped
         }
 
         VerificationReport report = verify(GroundTruth.read(dir.resolve("truth.csv")), topics);
