@@ -564,7 +564,7 @@ class ClusterIT {
      * The series of one job ({@code job_id} label): the ports 9249-9260 are shared by every Flink JVM on the machine,
      * another cluster's (a parallel build's) included.
      */
-    private static String ofJob(String scrape, String jobId) {
+    static String ofJob(String scrape, String jobId) {
         StringBuilder lines = new StringBuilder();
         for (String line : scrape.split("\n")) {
             if (line.contains("job_id=\"" + jobId + "\"")) {

@@ -70,7 +70,7 @@ class SchemaRegistryClusterIT {
                     "--avro-wire-prefix", "confluent", "--avro-schema-registry-url", registry.confluentApiUrl()));
             CheckpointedCatchUp.await(cluster, job, "registry-cluster-it", input, List.of(output, deadLetters), Duration.ofSeconds(180));
 
-            String scrape = ofJob(cluster.scrapePrometheus(), job);
+            String scrape = ClusterIT.ofJob(cluster.scrapePrometheus(), job);
             for (String metric : List.of(WriterSchemas.CACHE_HITS, WriterSchemas.CACHE_MISSES, WriterSchemas.REGISTRY_ERRORS,
                     WriterSchemas.REGISTRY_LATENCY)) {
                 assertThat(scrape).as("Prometheus series of %s", metric)
@@ -97,16 +97,5 @@ class SchemaRegistryClusterIT {
         System.out.println(text);
         assertThat(report.input()).isEqualTo(RECORDS);
         assertThat(report.exactlyOnceViolations()).as(text).isEmpty();
-    }
-
-    /** The series of one job ({@code job_id} label). */
-    private static String ofJob(String scrape, String jobId) {
-        StringBuilder lines = new StringBuilder();
-        for (String line : scrape.split("\n")) {
-            if (line.contains("job_id=\"" + jobId + "\"")) {
-                lines.append(line).append('\n');
-            }
-        }
-        return lines.toString();
     }
 }

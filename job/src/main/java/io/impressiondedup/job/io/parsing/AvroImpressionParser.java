@@ -10,7 +10,6 @@ import io.impressiondedup.operators.model.DeadLetter;
 import io.impressiondedup.operators.model.DeadLetterReason;
 import io.impressiondedup.operators.model.ParsedRecord;
 import io.impressiondedup.operators.model.RawKafkaRecord;
-import java.nio.ByteBuffer;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.MetricGroup;
 import io.impressiondedup.job.io.eventtime.EventTimeRules;
@@ -68,6 +67,11 @@ public final class AvroImpressionParser implements RecordParser {
         this.keyValues = new String[settings.keyFields().size()];
     }
 
+    /** "writer schema id 7", for a dead letter's message; built only for one. */
+    private static String named(SchemaIdKind kind, long schemaId) {
+        return "writer schema " + (kind == null ? "id" : WriterSchemas.describe(kind)) + " " + Long.toUnsignedString(schemaId);
+    }
+
     /** The index of {@code raw}'s last header named {@code key}, or -1 (Kafka's rule: the last one wins). */
     private static int lastHeader(RawKafkaRecord raw, String key) {
         for (int i = raw.headerCount() - 1; i >= 0; i--) {
@@ -110,17 +114,19 @@ public final class AvroImpressionParser implements RecordParser {
                                 : "header " + raw.headerKey(header) + " is " + (id == null ? "null" : id.length + " bytes")
                                         + ", not an 8-byte schema id");
                     }
-                    schemaId = ByteBuffer.wrap(id).getLong();
+                    schemaId = 0;
+                    for (byte b : id) {
+                        schemaId = schemaId << 8 | (b & 0xFF); // big-endian
+                    }
                 }
                 WriterSchemas.Resolution schema = kind == null ? writerSchemas.resolve(schemaId) : writerSchemas.resolve(kind, schemaId);
-                String named = "writer schema " + (kind == null ? "id" : WriterSchemas.describe(kind)) + " " + Long.toUnsignedString(schemaId);
                 if (schema.unknown() != null) {
-                    return ParsedRecord.of(new DeadLetter(raw, DeadLetterReason.SCHEMA_UNKNOWN, named + " of the " + prefix
+                    return ParsedRecord.of(new DeadLetter(raw, DeadLetterReason.SCHEMA_UNKNOWN, named(kind, schemaId) + " of the " + prefix
                             + " wire prefix: " + schema.unknown()));
                 }
                 schema.countRecord();
                 if (schema.unusable() != null) {
-                    return ImpressionAssembler.malformed(raw, named + ": " + schema.unusable());
+                    return ImpressionAssembler.malformed(raw, named(kind, schemaId) + ": " + schema.unusable());
                 }
                 fields = schema.fields();
                 error = fields.readRecordAt(value, prefix.length());
