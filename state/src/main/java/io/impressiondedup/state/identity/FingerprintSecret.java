@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The secret that keys the request-id digest ({@code --fingerprint-secret-file}), so that whoever
@@ -60,8 +63,12 @@ import java.util.Arrays;
  *
  * Because v2 is derived from v1, a restore can accept state holding check value v1 while knowing only the
  * configured v2: a restored value {@code L} is the configured secret's if {@link #checkValueV2Of}(L) equals it.
- * The operator writes v2 from then on. The job derives it
- * once where the file is read (the client, and each source task where it opens), never per record.
+ * The operator writes v2 from then on. The job derives it where the file is read (the client, and each source task
+ * where it opens), never per record, and <b>once per JVM and secret</b>: {@link #checkValueV2Of} keeps what it
+ * derived, so the other source tasks of a TaskManager and every restart after a failure find it (600,000 HMACs are
+ * a quarter of a second of a core with the JIT's SHA intrinsics, over a second without). What it keeps is a map from
+ * check value v1 to v2, both already in state; in a TaskManager it lives in the job's class loader and goes with
+ * the job.
  * The secret itself is never logged, printed or kept in state.
  *
  * <p><b>Ad-id key.</b> The ad id enters an impression's identity through a 64-bit hash; unkeyed ({@link
@@ -91,6 +98,14 @@ public final class FingerprintSecret {
     private static final byte[] SLOW_CHECK_LABEL = "impression-dedup fingerprint check v2".getBytes(StandardCharsets.US_ASCII);
     /** PBKDF2-HMAC-SHA256 iterations of the check value (OWASP's recommendation for this PRF, 2023). */
     static final int CHECK_ITERATIONS = 600_000;
+
+    /**
+     * Check values v2 derived in this JVM, by their check value v1 (see the class comment). A JVM meets one secret,
+     * or two around a secret change; the bound only keeps a restore of hostile state from growing the map.
+     */
+    private static final Map<Long, Long> DERIVED_CHECK_VALUES = new ConcurrentHashMap<>();
+    private static final int MAX_DERIVED_CHECK_VALUES = 16;
+    private static final AtomicLong CHECK_VALUE_DERIVATIONS = new AtomicLong();
 
     /** {@code K0 xor ipad}: what the digester absorbs before every request id. */
     private final byte[] innerKeyBlock;
@@ -190,6 +205,24 @@ public final class FingerprintSecret {
         if (checkValueV1 == NO_SECRET) {
             return NO_SECRET;
         }
+        Long derived = DERIVED_CHECK_VALUES.get(checkValueV1);
+        if (derived != null) {
+            return derived;
+        }
+        if (DERIVED_CHECK_VALUES.size() >= MAX_DERIVED_CHECK_VALUES) {
+            return deriveCheckValueV2(checkValueV1); // restored state holding many v1 values: derive each, keep none
+        }
+        // Tasks opening together wait for the one derivation rather than each run their own.
+        return DERIVED_CHECK_VALUES.computeIfAbsent(checkValueV1, FingerprintSecret::deriveCheckValueV2);
+    }
+
+    /** How many check values v2 this JVM has derived (each costs {@value #CHECK_ITERATIONS} HMACs). */
+    static long checkValueDerivations() {
+        return CHECK_VALUE_DERIVATIONS.get();
+    }
+
+    private static long deriveCheckValueV2(long checkValueV1) {
+        CHECK_VALUE_DERIVATIONS.incrementAndGet();
         byte[] password = new byte[8];
         for (int i = 0; i < 8; i++) {
             password[i] = (byte) (checkValueV1 >>> (56 - 8 * i));

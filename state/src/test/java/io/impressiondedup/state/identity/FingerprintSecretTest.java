@@ -91,7 +91,7 @@ class FingerprintSecretTest {
     }
 
     @Test
-    void theCheckValueIsTheSlowDerivationOfTheLegacyOneAndBothIdentifyTheSecret() {
+    void theCheckValueIsTheSlowDerivationOfCheckValueV1AndBothIdentifyTheSecret() {
         FingerprintSecret a = FingerprintSecret.of(HEX.getBytes(StandardCharsets.US_ASCII));
         FingerprintSecret b = FingerprintSecret.of(HEX.replace('9', '8').getBytes(StandardCharsets.US_ASCII));
         assertThat(a.checkValue()).isEqualTo(FingerprintSecret.checkValueV2Of(a.checkValueV1()))
@@ -102,5 +102,17 @@ class FingerprintSecretTest {
         assertThat(a.wroteCheckValue(b.checkValueV1())).isFalse();
         assertThat(a.wroteCheckValue(FingerprintSecret.NO_SECRET)).isFalse();
         assertThat(FingerprintSecret.checkValueV2Of(FingerprintSecret.NO_SECRET)).isEqualTo(FingerprintSecret.NO_SECRET);
+    }
+
+    @Test
+    void theSlowCheckValueIsDerivedOncePerJvmAndSecretHoweverOftenTheSecretIsRead() throws Exception {
+        Path file = write("read-by-every-task", "a secret no other test of this JVM reads");
+        long before = FingerprintSecret.checkValueDerivations();
+        long first = FingerprintSecret.read(file).checkValue();
+        for (int task = 0; task < 3; task++) {
+            assertThat(FingerprintSecret.read(file).checkValue()).isEqualTo(first);
+        }
+        assertThat(FingerprintSecret.checkValueV2Of(FingerprintSecret.read(file).checkValueV1())).isEqualTo(first);
+        assertThat(FingerprintSecret.checkValueDerivations() - before).as("PBKDF2 derivations for one secret read five times").isEqualTo(1);
     }
 }
