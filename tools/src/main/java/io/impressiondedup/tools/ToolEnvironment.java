@@ -10,17 +10,27 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.client.deployment.executors.LocalExecutor;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.PipelineExecutor;
+import org.apache.flink.core.execution.PipelineExecutorFactory;
+import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.rpc.RpcSystem;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Reference;
 
 /**
  * The Flink the tools run on: a local environment in the tool's own JVM, in batch mode (a savepoint is
@@ -32,6 +42,12 @@ import org.apache.flink.util.CloseableIterator;
  * executeAndCollect}: Flink drops the failure of a state writer and then waits forever or writes an incomplete
  * savepoint, and may name another failure than a state reader's as the job's cause ({@link StateFunctionReports} says
  * how), so these also wait for the readers' and writers' own reports and fail the run with the first.
+ *
+ * <p>Each job runs on a MiniCluster of its own, as a local environment's do, but every MiniCluster of the JVM borrows
+ * one RPC system ({@link SharedRpcSystem}): Flink loads its RPC system (Pekko and Scala) into a class loader of its
+ * own, from a jar it copies to the temporary directory, and a MiniCluster that loads its own spends most of its start
+ * loading those classes and parsing Pekko's configuration anew. A verb runs several jobs (a savepoint's metadata, its
+ * state, the savepoint written), so each would pay that again.
  */
 public final class ToolEnvironment {
 
@@ -49,7 +65,11 @@ public final class ToolEnvironment {
         // ranges ("Key group 91 is not in KeyGroupRange{0, 63}" for a history with few request ids of many ad ids).
         conf.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.Default);
         conf.set(PipelineOptions.GLOBAL_JOB_PARAMETERS, Map.of(RUN, UUID.randomUUID().toString()));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        // What a local environment sets (StreamExecutionEnvironment.createLocalEnvironment), with the shared RPC system.
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        conf.set(DeploymentOptions.TARGET, SharedRpcSystem.EXECUTOR);
+        conf.set(DeploymentOptions.ATTACHED, true);
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(SharedRpcSystem.EXECUTORS, conf, ToolEnvironment.class.getClassLoader());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         return env;
     }
@@ -150,5 +170,52 @@ public final class ToolEnvironment {
             throw new IllegalArgumentException("The environment of job '" + jobName + "' was not made by ToolEnvironment.create");
         }
         return run;
+    }
+
+    /**
+     * The RPC system the tools' MiniClusters borrow: loaded with the first environment, closed (its class loader and the jar copy
+     * in the temporary directory) when the JVM exits. A MiniCluster given a borrowed reference starts and stops its own
+     * RPC services on it and leaves it open.
+     */
+    private static final class SharedRpcSystem {
+
+        static final String EXECUTOR = "local-with-shared-rpc-system";
+
+        private static final RpcSystem RPC_SYSTEM = load();
+
+        static final PipelineExecutorServiceLoader EXECUTORS = new PipelineExecutorServiceLoader() {
+            @Override
+            public PipelineExecutorFactory getExecutorFactory(Configuration configuration) {
+                return FACTORY;
+            }
+
+            @Override
+            public Stream<String> getExecutorNames() {
+                return Stream.of(EXECUTOR);
+            }
+        };
+
+        private static final PipelineExecutorFactory FACTORY = new PipelineExecutorFactory() {
+            @Override
+            public String getName() {
+                return EXECUTOR;
+            }
+
+            @Override
+            public boolean isCompatibleWith(Configuration configuration) {
+                return EXECUTOR.equals(configuration.get(DeploymentOptions.TARGET));
+            }
+
+            @Override
+            public PipelineExecutor getExecutor(Configuration configuration) {
+                return LocalExecutor.createWithFactory(configuration, cluster -> new MiniCluster(cluster, () -> Reference.borrowed(RPC_SYSTEM)));
+            }
+        };
+
+        private static RpcSystem load() {
+            RpcSystem rpcSystem = RpcSystem.load();
+            Runtime.getRuntime().addShutdownHook(new Thread(rpcSystem::close, "dedup-tools-rpc-system-close"));
+            return rpcSystem;
+        }
     }
 }
