@@ -28,6 +28,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A bounded run stopped with a savepoint part way and resumed from it at another parallelism reads
@@ -41,6 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * committed first part and waits; it is stopped with a savepoint; the transaction is committed;
  * the resumed run reads the second part, up to the end offsets its splits kept from the first start.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class BoundedResumeIT {
 
     static final int PARTITIONS = 4;

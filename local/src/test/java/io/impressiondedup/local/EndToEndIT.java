@@ -47,12 +47,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The production topology on a real broker and a local Flink cluster, fed generated impressions and
  * judged by the ground-truth verifier: no duplicate passes, nothing is lost or written twice, every
  * dead letter has the right reason, and the false positives stay within {@link FalsePositiveLimit}.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class EndToEndIT {
 
     static final double FPP = 0.001;

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(OwnCluster.LANE)
+@ResourceLock(SecondLane.LANE)
 class FaultsIT {
 
     static final int RECORDS = 60_000;

@@ -15,8 +15,13 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** What the job checks against the brokers before it starts, on a real broker. */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class KafkaChecksIT {
 
     static DedupJobConfig config(String[] topics, String... extra) throws Exception {

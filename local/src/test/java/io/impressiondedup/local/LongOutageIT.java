@@ -25,6 +25,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The longest safe outage is the transaction timeout (less a checkpoint interval): the job fails
@@ -35,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * transaction held are missing from the output: the restored source offsets are past them. Real
  * broker, the production topology on a MiniCluster, an 8 s transaction timeout.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class LongOutageIT {
 
     static final int RECORDS = 200;

@@ -31,6 +31,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code dedup-tools.jar replay} as users run it, against a real broker: dead letters written by the job's own
@@ -39,6 +42,8 @@ import org.junit.jupiter.api.Test;
  * without the contract's headers is counted and reported, not replayed; a dead letter the job's source stripped
  * of its headers is skipped and listed unless {@code --allow-incomplete}.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class ReplayIT {
 
     private static final AtomicInteger TOPICS = new AtomicInteger();

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * standalone cluster, submitted over REST as users run it: its relocated client fetches the producer's evolving
  * schemas, the output is exactly once, and the registry metrics are on the TaskManager's Prometheus reporter, one
  * {@code writer-schema-records} series per schema id. (The registry's behaviour itself: {@link SchemaRegistryIT}.) In the
- * lane of the ITs with a cluster of their own ({@link OwnCluster}), which is shorter than the shared cluster's.
+ * second lane ({@link SecondLane}), which is shorter than the shared cluster's.
  */
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(OwnCluster.LANE)
+@ResourceLock(SecondLane.LANE)
 class SchemaRegistryClusterIT {
 
     static final int RECORDS = 12_000;

@@ -56,12 +56,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * schema-unknown} while the job goes on; a registry that stops answering for 30 s holds the job back, and dead-letters
  * nothing.
  *
- * <p>In the lane of the ITs with processes of their own ({@link OwnCluster}): it starts the registry, and waits through
+ * <p>In the second lane ({@link SecondLane}): it starts the registry, and waits through
  * its outage.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(OwnCluster.LANE)
+@ResourceLock(SecondLane.LANE)
 class SchemaRegistryIT {
 
     static final int RECORDS = 12_000;

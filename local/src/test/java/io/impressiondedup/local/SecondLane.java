@@ -1,19 +1,18 @@
 package io.impressiondedup.local;
 
 /**
- * The lane of the ITs that start a standalone cluster of their own ({@link StandaloneCluster#start}) rather than use
- * the {@link SharedCluster}: annotated {@code @Execution(CONCURRENT)} and {@code @ResourceLock(OwnCluster.LANE)}, they
- * run one at a time, beside the shared cluster's ITs ({@code junit-platform.properties}). Such an IT mostly waits (a
- * steady rate, a broker restart, heartbeats, backoff), so two lanes use the 2 cores of the CI machine that one lane
- * leaves idle: on a clean clone the local module's ITs took 9:32 in two lanes against 12:16-13:33 in one. An IT that
- * mostly computes does not belong here: ClusterIT in this lane made the module slower (10:44), both lanes then
- * competing for the cores. Nothing is shared between the lanes but the machine: each cluster has its own run
- * directory, ports, broker and process marker. SchemaRegistryIT runs here too: its registry is a process of its own,
- * and half of its time is the registry's 30 s outage.
+ * The second lane of the ITs: those that do not use the {@link SharedCluster} (a standalone cluster of their own, or a
+ * MiniCluster in the test JVM on the {@link SharedKafka} broker). Annotated {@code @Execution(CONCURRENT)} and {@code
+ * @ResourceLock(SecondLane.LANE)}, they run one at a time beside the shared cluster's ITs, which run one after another
+ * ({@code junit-platform.properties}). The lanes are balanced by their length on the CI machine: the shared cluster's
+ * lane is the longer one, so the MiniCluster ITs that mostly wait (an outage, a replay, a resume) run here. An IT that
+ * computes most of its time does not belong here: ClusterIT in this lane made the module slower, both lanes then
+ * competing for the 2 cores. Nothing is shared between the lanes but the machine and the test JVM's broker: each
+ * cluster has its own run directory, ports, broker and process marker, and each IT its own topics.
  */
-final class OwnCluster {
+final class SecondLane {
 
-    static final String LANE = "own-cluster";
+    static final String LANE = "second-lane";
 
-    private OwnCluster() {}
+    private SecondLane() {}
 }

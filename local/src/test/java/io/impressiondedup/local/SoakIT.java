@@ -70,7 +70,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * and shrinking back once it is; the checks look at the days after.
  */
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(OwnCluster.LANE)
+@ResourceLock(SecondLane.LANE)
 class SoakIT {
 
     static final int HOURS = 72;

@@ -90,11 +90,19 @@ final class StandaloneCluster implements AutoCloseable {
         Path runDir = Repository.buildDirectory().resolve(name);
         FileUtils.deleteDirectory(runDir.toFile());
         Files.createDirectories(runDir);
-        reuseResolvedClasspaths(runDir);
         writeConfiguration(runDir);
         StandaloneCluster cluster = new StandaloneCluster(runDir, LoopbackPorts.free(4));
         try {
-            cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
+            boolean reused;
+            synchronized (CLASSPATH_RESOLUTION) { // the two lanes' first clusters start together: one resolves, the other copies
+                reused = reuseResolvedClasspaths(runDir);
+                if (!reused) {
+                    cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
+                }
+            }
+            if (reused) {
+                cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
+            }
         } catch (Throwable e) {
             cluster.close();
             throw e;
@@ -102,13 +110,16 @@ final class StandaloneCluster implements AutoCloseable {
         return cluster;
     }
 
+    /** Held while a cluster starts that has to resolve the classpaths (see {@link #reuseResolvedClasspaths}). */
+    private static final Object CLASSPATH_RESOLUTION = new Object();
+
     /**
      * Copies into a fresh run directory the Flink and Kafka classpaths another run directory of this
      * build has resolved: {@code cluster.sh} resolves them with Maven once per run directory (some 15
      * seconds), in files named after a checksum of {@code deploy/cluster/pom.xml}, so a copy is what
-     * it would resolve itself.
+     * it would resolve itself. Whether both were there to copy.
      */
-    private static void reuseResolvedClasspaths(Path runDir) throws IOException {
+    private static boolean reuseResolvedClasspaths(Path runDir) throws IOException {
         try (Stream<Path> siblings = Files.list(runDir.getParent())) {
             for (Path sibling : siblings.filter(Files::isDirectory).toList()) {
                 try (Stream<Path> files = Files.list(sibling)) {
@@ -121,6 +132,9 @@ final class StandaloneCluster implements AutoCloseable {
                     // a cluster starting afresh in that directory: cluster.sh resolves what is missing
                 }
             }
+        }
+        try (Stream<Path> files = Files.list(runDir)) {
+            return files.filter(f -> f.getFileName().toString().matches("classpath-(flink|kafka)-\\d+\\.txt")).count() == 2;
         }
     }
 
