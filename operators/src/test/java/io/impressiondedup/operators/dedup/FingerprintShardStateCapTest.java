@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The shard state cap in the fingerprint format: one request id with as many ad ids as 100 and 20,000 times its shard's
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>The plan is small so that a flood 20,000 times over it is quick: 1,280 impressions a day over 128 shards, a shard
  * planned for {@code n0} = 23 per day; 20,000 times that is 460,000 ad ids.
  */
+@Isolated // reads the operator's warnings, whichever test logs them
 class FingerprintShardStateCapTest {
 
     private static final long BUCKET = T0 / DAY;

@@ -13,6 +13,7 @@ import io.impressiondedup.state.plan.DedupPlan;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The shard state cap ({@link DedupPlan#shardStateCap()}): one shard flooded far past its plan keeps
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * shard and bucket, a first layer of a few hundred bytes; a million ads of one request are 7,000 times
  * that shard's plan.
  */
+@Isolated // reads the operator's warnings, whichever test logs them
 class ShardStateCapTest {
 
     private static final long BUCKET = T0 / DAY;

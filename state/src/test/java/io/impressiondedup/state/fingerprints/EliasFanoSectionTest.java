@@ -8,7 +8,9 @@ import java.util.BitSet;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated // measures a thread's allocation after JIT warm-up
 class EliasFanoSectionTest {
 
     private static long[] distinctSorted(long range, int count, long seed) {

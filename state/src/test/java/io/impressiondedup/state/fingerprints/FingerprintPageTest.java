@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated // measures a thread's allocation after JIT warm-up
 class FingerprintPageTest {
 
     /** Small pages (one shard, 4 pages) so each section holds hundreds of values. */

@@ -17,8 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.RecordClass;
@@ -31,12 +32,14 @@ import io.impressiondedup.testdata.write.RecordEnvelope;
 
 /**
  * The verifier catches each fault a dedup job could make, with a non-zero exit: a perfect job's
- * output is simulated from the ground truth, then one fault is planted.
+ * output is simulated from the ground truth, then one fault is planted. The stream is generated once for the class;
+ * each test plants its fault in copies of the perfect output.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class VerifierTest {
 
     @TempDir
-    Path dir;
+    static Path dir;
 
     private List<GeneratedRecord> records;
     private Path truth;
@@ -44,7 +47,7 @@ class VerifierTest {
     private List<GeneratedRecord> perfectOutput;
     private List<GeneratedRecord> perfectDeadLetters;
 
-    @BeforeEach
+    @BeforeAll
     void generate() throws IOException {
         GeneratorSettings settings = GeneratorSettings.builder().seed(3).count(20_000).start(Instant.parse("2026-11-18T00:00:00Z")).build();
         records = new ArrayList<>();
@@ -71,6 +74,11 @@ class VerifierTest {
 
     private int verify(List<GeneratedRecord> output, List<GeneratedRecord> deadLetters, Consumer<Map<Long, String>> reasonOverrides,
             String... bounds) throws IOException {
+        return verify(truth, output, deadLetters, reasonOverrides, bounds);
+    }
+
+    private int verify(Path truth, List<GeneratedRecord> output, List<GeneratedRecord> deadLetters,
+            Consumer<Map<Long, String>> reasonOverrides, String... bounds) throws IOException {
         Map<Long, String> reasons = new LinkedHashMap<>();
         deadLetters.forEach(r -> reasons.put(r.seq, r.expectedReason));
         reasonOverrides.accept(reasons);
@@ -216,7 +224,8 @@ class VerifierTest {
     void aDelayedClientsStreamPassesForAPerfectJobAndADelayedImpressionJudgedLateIsCaught() throws IOException {
         GeneratorSettings settings = GeneratorSettings.builder().seed(5).count(20_000).start(Instant.parse("2026-11-18T00:00:00Z"))
                 .delayedShare(0.05).build();
-        records = new ArrayList<>();
+        List<GeneratedRecord> records = new ArrayList<>();
+        Path truth = dir.resolve("delayed-clients-truth.csv");
         try (GroundTruthWriter writer = new GroundTruthWriter(truth)) {
             ImpressionGenerator generator = new ImpressionGenerator(settings);
             while (generator.hasNext()) {
@@ -243,13 +252,13 @@ class VerifierTest {
             }
             maxEventTime = Math.max(maxEventTime, r.eventTime);
         }
-        assertThat(verify(output, deadLetters, r -> { }, "--max-fp-rate", "0")).isZero();
+        assertThat(verify(truth, output, deadLetters, r -> { }, "--max-fp-rate", "0")).isZero();
 
         GeneratedRecord judgedLate = delayed;
         assertThat(judgedLate).isNotNull();
         output.remove(judgedLate);
         deadLetters.add(judgedLate);
-        assertThat(verify(output, deadLetters, reasons -> reasons.put(judgedLate.seq, "late"))).isEqualTo(1);
+        assertThat(verify(truth, output, deadLetters, reasons -> reasons.put(judgedLate.seq, "late"))).isEqualTo(1);
         assertThat(lastReport).containsPattern("genuine dead-lettered:\\s+1 \\(.*late 1,")
                 .containsPattern("e\\.g\\. genuine-dead-lettered \\(group\\):\\s+seq \\[" + judgedLate.seq + "\\]");
     }
