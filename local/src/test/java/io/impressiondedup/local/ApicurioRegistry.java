@@ -76,7 +76,10 @@ final class ApicurioRegistry implements AutoCloseable {
         }
         int httpPort = freePort();
         int managementPort = freePort();
+        // Its temporary files (Vert.x's file cache among them) under target/, not in the machine's /tmp.
+        Path tmp = Files.createDirectories(home.toAbsolutePath().resolve("tmp"));
         List<String> command = new ArrayList<>(List.of(java21().toString(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Djava.io.tmpdir=" + tmp,
                 "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + httpPort,
                 "-Dquarkus.management.host=127.0.0.1", "-Dquarkus.management.port=" + managementPort,
                 "-jar", runner.toString()));
