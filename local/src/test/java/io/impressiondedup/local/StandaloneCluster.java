@@ -93,14 +93,14 @@ final class StandaloneCluster implements AutoCloseable {
         writeConfiguration(runDir);
         StandaloneCluster cluster = new StandaloneCluster(runDir, LoopbackPorts.free(4));
         try {
-            boolean reused;
+            boolean resolving;
             synchronized (CLASSPATH_RESOLUTION) { // the two lanes' first clusters start together: one resolves, the other copies
-                reused = reuseResolvedClasspaths(runDir);
-                if (!reused) {
+                resolving = !reuseResolvedClasspaths(runDir);
+                if (resolving) {
                     cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
                 }
             }
-            if (reused) {
+            if (!resolving) {
                 cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
             }
         } catch (Throwable e) {
@@ -112,6 +112,8 @@ final class StandaloneCluster implements AutoCloseable {
 
     /** Held while a cluster starts that has to resolve the classpaths (see {@link #reuseResolvedClasspaths}). */
     private static final Object CLASSPATH_RESOLUTION = new Object();
+    /** The classpath files {@code cluster.sh} writes into a run directory: Flink's and Kafka's. */
+    private static final Pattern CLASSPATH_FILE = Pattern.compile("classpath-(flink|kafka)-\\d+\\.txt");
 
     /**
      * Copies into a fresh run directory the Flink and Kafka classpaths another run directory of this
@@ -123,7 +125,7 @@ final class StandaloneCluster implements AutoCloseable {
         try (Stream<Path> siblings = Files.list(runDir.getParent())) {
             for (Path sibling : siblings.filter(Files::isDirectory).toList()) {
                 try (Stream<Path> files = Files.list(sibling)) {
-                    for (Path classpath : files.filter(f -> f.getFileName().toString().matches("classpath-(flink|kafka)-\\d+\\.txt")).toList()) {
+                    for (Path classpath : files.filter(f -> CLASSPATH_FILE.matcher(f.getFileName().toString()).matches()).toList()) {
                         if (Files.size(classpath) > 0 && !Files.exists(runDir.resolve(classpath.getFileName()))) {
                             Files.copy(classpath, runDir.resolve(classpath.getFileName()));
                         }
@@ -134,7 +136,7 @@ final class StandaloneCluster implements AutoCloseable {
             }
         }
         try (Stream<Path> files = Files.list(runDir)) {
-            return files.filter(f -> f.getFileName().toString().matches("classpath-(flink|kafka)-\\d+\\.txt")).count() == 2;
+            return files.filter(f -> CLASSPATH_FILE.matcher(f.getFileName().toString()).matches()).count() == 2;
         }
     }
 

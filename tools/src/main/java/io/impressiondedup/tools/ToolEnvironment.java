@@ -173,9 +173,9 @@ public final class ToolEnvironment {
     }
 
     /**
-     * The RPC system the tools' MiniClusters borrow: loaded with the first environment, closed (its class loader and the jar copy
-     * in the temporary directory) when the JVM exits. A MiniCluster given a borrowed reference starts and stops its own
-     * RPC services on it and leaves it open.
+     * The RPC system the tools' MiniClusters borrow: loaded with the first environment, closed (its class loader and
+     * the jar copy in the temporary directory) when the JVM exits. A MiniCluster given a borrowed reference starts and
+     * stops its own RPC services on it and leaves it open.
      */
     private static final class SharedRpcSystem {
 
