@@ -20,6 +20,9 @@
 # config.yaml to start from, default deploy/conf/config.yaml; bench/conf/flink-defaults.yaml is Flink's defaults),
 # CLUSTER_JVM_OPTS (extra JVM flags of every JVM this script starts, Kafka's included; the tests' clusters pass
 # -XX:TieredStopAtLevel=1: JVMs that live a few minutes spend less CPU compiling than the optimized code saves).
+#
+# A process is up once it listens on its ports itself (not once something answers there); exit status 75 when a port
+# was taken by another process, which the message names.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -97,18 +100,70 @@ wait_for() { # wait_for <seconds> <description> <command...>
 }
 
 # in_parallel <command>...: runs the commands (a function and its arguments, in one word each: "stop_pid kafka") at once,
-# each in a subshell (a die ends only its own), and waits for all; fails if any failed, once all have ended.
+# each in a subshell (a die ends only its own), and waits for all; fails if any failed, once all have ended (with
+# PORT_TAKEN only if that was every failure).
 in_parallel() {
-  local pids=() failed=0 command
+  local pids=() failed=0 status command
   for command in "$@"; do
     # shellcheck disable=SC2086
     $command & pids+=($!)
   done
-  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  for pid in "${pids[@]}"; do
+    wait "$pid" && continue
+    status=$?
+    ((status != PORT_TAKEN || failed == 0)) && failed=$status # a port taken only if nothing failed otherwise
+  done
   return "$failed"
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Exit status when a port given to this script is taken by another process (EX_TEMPFAIL of sysexits.h): whoever chose
+# the ports can start again on others (the tests choose free ones, and another process may bind one of them before the
+# JVM it was meant for does).
+PORT_TAKEN=75
+port_taken() { log "ERROR: port $1 is taken by another process (set $2)"; exit "$PORT_TAKEN"; }
+
+# listens <name> <port>: whether the JVM launched as <name> is the process that listens on <port>. An open port alone
+# does not say so: between the check before a launch and the JVM's bind another process may take the port, and a
+# client would then talk to that process (a Kafka client reading a Flink server's reply ends its network thread).
+listens() {
+  local pid inode
+  pid=$(cat "$PIDS/$1.pid" 2>/dev/null) || return 1
+  for inode in $(awk -v port="$(printf ':%04X' "$2")" '$4 == "0A" && substr($2, length($2) - 4) == port { print $10 }' \
+      /proc/net/tcp /proc/net/tcp6 2>/dev/null); do
+    find "/proc/$pid/fd" -lname "socket:\[$inode\]" -print -quit 2>/dev/null | grep -q . && return 0
+  done
+  return 1
+}
+
+# await_listening <name> <seconds> <port>:<variable>...: until the JVM launched as <name> listens on each port. If it
+# exits first, fails at once: with PORT_TAKEN if it could not bind (naming the ports another process listens on, else
+# all of them), else saying where its logs are.
+await_listening() {
+  local name=$1 seconds=$2; shift 2
+  local deadline=$((SECONDS + seconds)) spec pending
+  while true; do
+    pending=()
+    for spec in "$@"; do listens "$name" "${spec%%:*}" || pending+=("$spec"); done
+    ((${#pending[@]} == 0)) && return 0
+    if ! alive "$name"; then
+      local failed_bind="Address already in use|BindException|[Ff]ailed to bind"
+      if grep -qsE "$failed_bind" "$LOGS/$name.log" "$LOGS/$name.out"; then
+        for spec in "$@"; do # the port another process listens on, else the one the failure names
+          port_open "${spec%%:*}" && port_taken "${spec%%:*}" "${spec#*:}"
+          grep -shE "$failed_bind" "$LOGS/$name.log" "$LOGS/$name.out" | grep -qE "[: ]${spec%%:*}([^0-9]|$)" \
+            && port_taken "${spec%%:*}" "${spec#*:}"
+        done
+        log "ERROR: $name could not bind one of its ports (${*}), taken by another process"
+        exit "$PORT_TAKEN"
+      fi
+      die "$name exited while starting (logs: $LOGS/$name.log, $LOGS/$name.out)"
+    fi
+    ((SECONDS < deadline)) || die "timed out after ${seconds}s waiting for $name to listen on ${pending[*]} (logs: $LOGS)"
+    sleep 0.2
+  done
+}
 
 # java_utils <GET_TM_RESOURCE_PARAMS|GET_JM_RESOURCE_PARAMS> <line>: what Flink's scripts compute:
 # line 1 the JVM memory flags, line 2 the derived memory options as -D arguments. One JVM (BashJavaUtils, on Flink's
@@ -128,7 +183,8 @@ java_utils() {
 
 start_kafka() {
   alive kafka && { log "Kafka already runs"; return; }
-  port_open "$KAFKA_PORT" && die "port $KAFKA_PORT is taken (set KAFKA_PORT)"
+  port_open "$KAFKA_PORT" && port_taken "$KAFKA_PORT" KAFKA_PORT
+  port_open "$CONTROLLER_PORT" && port_taken "$CONTROLLER_PORT" CONTROLLER_PORT
   local cp; cp=$(classpath kafka)
   if [[ ! -f $RUN_DIR/kafka-data/meta.properties ]]; then
     # shellcheck disable=SC2086
@@ -139,19 +195,21 @@ start_kafka() {
       || die "formatting Kafka storage failed: $LOGS/kafka-format.out"
   fi
   launch kafka -Xms512m -Xmx512m -cp "$cp" kafka.Kafka "$CONF/kafka-server.properties"
-  wait_for 90 "Kafka on port $KAFKA_PORT" port_open "$KAFKA_PORT"
+  await_listening kafka 90 "$KAFKA_PORT:KAFKA_PORT" "$CONTROLLER_PORT:CONTROLLER_PORT"
   log "Kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$PIDS/kafka.pid"))"
 }
 
 start_jobmanager() {
   alive jobmanager && { log "JobManager already runs"; return; }
-  port_open "$REST_PORT" && die "port $REST_PORT is taken (set REST_PORT)"
+  port_open "$REST_PORT" && port_taken "$REST_PORT" REST_PORT
+  port_open "$JM_RPC_PORT" && port_taken "$JM_RPC_PORT" JM_RPC_PORT
   local jvm dyn
   jvm=$(java_utils GET_JM_RESOURCE_PARAMS 1); dyn=$(java_utils GET_JM_RESOURCE_PARAMS 2)
   [[ -n $jvm ]] || die "could not compute the JobManager's memory flags from $CONF/config.yaml"
   # shellcheck disable=SC2086
   launch jobmanager $jvm $JAVA17_OPTS -cp "$(flink_classpath)" \
     org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$CONF" $dyn
+  await_listening jobmanager 120 "$JM_RPC_PORT:JM_RPC_PORT" "$REST_PORT:REST_PORT"
   wait_for 120 "the JobManager's REST API on port $REST_PORT" curl -sf "http://127.0.0.1:$REST_PORT/overview"
   log "JobManager up: http://127.0.0.1:$REST_PORT (pid $(cat "$PIDS/jobmanager.pid"))"
 }
@@ -218,7 +276,7 @@ case ${1:-} in
     # Side by side: the broker, the JobManager (neither needs the other to start) and the TaskManagers' memory flags
     # (java_utils); then the TaskManagers, all at once. The class paths first, so that none is resolved twice at once.
     in_parallel "classpath kafka" "classpath $FLINK_PROFILES" > /dev/null || exit 1
-    in_parallel start_kafka start_jobmanager "java_utils GET_TM_RESOURCE_PARAMS 1" > /dev/null || exit 1
+    in_parallel start_kafka start_jobmanager "java_utils GET_TM_RESOURCE_PARAMS 1" > /dev/null || exit $?
     start_taskmanagers "${2:-2}"
     ;;
   start-kafka)

@@ -84,30 +84,67 @@ final class StandaloneCluster implements AutoCloseable {
                 + "metrics.fetcher.update-interval: " + METRICS_FETCH_INTERVAL.toMillis() + "\n");
     }
 
-    /** Kafka, a JobManager and {@code taskManagers} TaskManagers, in a fresh {@code local/target/<name>}. */
+    /**
+     * {@code cluster.sh}'s exit status when a port it was given is taken by another process: the ports are chosen free
+     * ({@link LoopbackPorts}), and a process of the other lane or of this cluster (a JobManager's blob server, a
+     * TaskManager's data port) can bind one of them before the JVM meant for it does.
+     */
+    static final int PORT_TAKEN = 75;
+    /** Starts tried on fresh ports before a port taken fails the test. */
+    private static final int START_ATTEMPTS = 3;
+
+    /**
+     * Kafka, a JobManager and {@code taskManagers} TaskManagers, in a fresh {@code local/target/<name>}; on other free
+     * ports if one of those chosen was taken before it was bound ({@link #PORT_TAKEN}).
+     */
     static StandaloneCluster start(String name, int taskManagers) throws Exception {
         assertThat(Repository.jobJar()).as("the shaded job jar (package the job module first)").isRegularFile();
+        for (int attempt = 1; ; attempt++) {
+            StandaloneCluster cluster = prepare(name, LoopbackPorts.free(4));
+            try {
+                cluster.startProcesses("start", Integer.toString(taskManagers));
+                return cluster;
+            } catch (ScriptFailed e) {
+                cluster.close();
+                if (e.status() != PORT_TAKEN || attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+                System.out.println("[" + name + "] a port was taken before it was bound; starting again on other ports");
+            } catch (Throwable e) {
+                cluster.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * A cluster on the given ports (REST, Kafka, Kafka's controller, JobManager RPC) in a fresh run directory {@code
+     * local/target/<name>} that holds its configuration; nothing started.
+     */
+    static StandaloneCluster prepare(String name, int[] ports) throws IOException {
         Path runDir = Repository.buildDirectory().resolve(name);
         FileUtils.deleteDirectory(runDir.toFile());
         Files.createDirectories(runDir);
         writeConfiguration(runDir);
-        StandaloneCluster cluster = new StandaloneCluster(runDir, LoopbackPorts.free(4));
-        try {
-            boolean resolving;
-            synchronized (CLASSPATH_RESOLUTION) { // the two lanes' first clusters start together: one resolves, the other copies
-                resolving = !reuseResolvedClasspaths(runDir);
-                if (resolving) {
-                    cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
-                }
+        return new StandaloneCluster(runDir, ports);
+    }
+
+    /**
+     * Runs {@code cluster.sh} with a command that starts processes ({@code start}, {@code start-kafka}) on the classpaths
+     * another run directory of this build resolved, else resolving them, alone: the two lanes' first clusters start
+     * together, and one resolves while the other waits to copy.
+     */
+    void startProcesses(String... command) throws Exception {
+        boolean resolving;
+        synchronized (CLASSPATH_RESOLUTION) {
+            resolving = !reuseResolvedClasspaths(runDir);
+            if (resolving) {
+                script("cluster.sh", command);
             }
-            if (!resolving) {
-                cluster.script("cluster.sh", "start", Integer.toString(taskManagers));
-            }
-        } catch (Throwable e) {
-            cluster.close();
-            throw e;
         }
-        return cluster;
+        if (!resolving) {
+            script("cluster.sh", command);
+        }
     }
 
     /** Held while a cluster starts that has to resolve the classpaths (see {@link #reuseResolvedClasspaths}). */
@@ -339,9 +376,24 @@ final class StandaloneCluster implements AutoCloseable {
         Files.delete(err);
         System.out.print(stderr);
         if (process.exitValue() != 0) {
-            throw new AssertionError(name + " " + String.join(" ", args) + " exited " + process.exitValue() + ":\n" + stderr);
+            throw new ScriptFailed(name + " " + String.join(" ", args) + " exited " + process.exitValue() + ":\n" + stderr, process.exitValue());
         }
         return out;
+    }
+
+    /** A script that exited with a non-zero status. */
+    static final class ScriptFailed extends AssertionError {
+
+        private final int status;
+
+        ScriptFailed(String message, int status) {
+            super(message);
+            this.status = status;
+        }
+
+        int status() {
+            return status;
+        }
     }
 
     /** Stops every process of the cluster; fails if any is left. */
