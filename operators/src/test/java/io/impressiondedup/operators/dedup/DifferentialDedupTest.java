@@ -62,12 +62,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@link DifferentialDedupIT}) runs 20 seeds of
  * each variant on the heap and 4 on RocksDB (the {@code keyed} variant 8 and 2, the cached ones 2 on RocksDB and 1 on
- * the heap); the quick size ({@code mvn test}) 4 and 1 (keyed 2 and 1, cached 1 and 1). The restores, state format
- * switches, reshape chains and replays after a failure run whole at both sizes. A run is the same at both sizes (the same
- * 3,000-record stream of its seed, the same plan, so the {@code over-plan} variant is as far over its plan and adds as
- * many layers), and its false positives are held against the bound computed from that run's own fills: the quick size
- * only runs fewer runs. {@code mvn verify} runs this class, the quick size, in its test phase, so {@link
- * DifferentialDedupIT} runs only the cases of the full size beyond it: there, each case runs exactly once.
+ * the heap), 10 restores, 12 state format switches, 6 reshape chains and 4 replays after a failure; the quick size
+ * ({@code mvn test}) 4 and 1 seeds (keyed 2 and 1, cached 1 and 1) and a sample of each of the others that takes each
+ * path once (both formats, both backends, each way of a format switch or a reshape, the tiny cache's dirty evictions),
+ * named in their sources. A case is the same at both sizes (the same 3,000-record stream of its seed, the same plan, so
+ * the {@code over-plan} variant is as far over its plan and adds as many layers), and its false positives are held
+ * against the bound computed from that case's own fills: the quick size only runs fewer cases. {@code mvn verify} runs
+ * this class, the quick size, in its test phase, so {@link DifferentialDedupIT} runs only the cases of the full size
+ * beyond it: there, each case runs exactly once.
  */
 class DifferentialDedupTest {
 
@@ -203,15 +205,21 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> restores() {
-        return Stream.concat(
+        return restoresOfSize(TestSize.current());
+    }
+
+    /** The restores of {@code size}: at the quick size the Bloom cache's on RocksDB and the fingerprint cache's on the heap. */
+    static Stream<Arguments> restoresOfSize(TestSize size) {
+        return ofSize(size, Stream.concat(
                 Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
                         Arguments.of("keyed", b, 9))),
                 Stream.of(Arguments.of("tiny-cache", Backend.ROCKSDB, 10), Arguments.of("default-cache", Backend.ROCKSDB, 11),
-                        Arguments.of("fingerprints-tiny-cache", Backend.ROCKSDB, 24), Arguments.of("fingerprints-tiny-cache", Backend.HASHMAP, 25)));
+                        Arguments.of("fingerprints-tiny-cache", Backend.ROCKSDB, 24), Arguments.of("fingerprints-tiny-cache", Backend.HASHMAP, 25))),
+                Set.of(6, 9));
     }
 
     /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
-    @ParameterizedTest(name = "{0} on {1}, seed {2}", allowZeroInvocations = true) // none in DifferentialDedupIT
+    @ParameterizedTest(name = "{0} on {1}, seed {2}")
     @MethodSource("restores")
     void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatRescalesTwoToThree(String variant, Backend backend, int seed)
             throws Exception {
@@ -229,13 +237,18 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> formatSwitches() {
-        return Stream.of(Backend.values()).flatMap(b -> Stream.of(
+        return formatSwitchesOfSize(TestSize.current());
+    }
+
+    /** The format switches of {@code size}: at the quick size one each way, fingerprints to Bloom over plan on the heap, Bloom to fingerprints through the tiny cache on RocksDB. */
+    static Stream<Arguments> formatSwitchesOfSize(TestSize size) {
+        return ofSize(size, Stream.of(Backend.values()).flatMap(b -> Stream.of(
                 Arguments.of("defaults", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 15),
                 Arguments.of("defaults", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 16),
                 Arguments.of("over-plan", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 17),
                 Arguments.of("over-plan", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 18),
                 Arguments.of("tiny-cache", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 26),
-                Arguments.of("tiny-cache", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 27)));
+                Arguments.of("tiny-cache", StateFormat.FINGERPRINTS, StateFormat.BLOOM, b, 27))), Set.of(3, 10));
     }
 
     /**
@@ -244,7 +257,7 @@ class DifferentialDedupTest {
      * five days expire the old buckets after the switch). Every decision is still the reference's, and the false
      * positives stay within the bound computed with each bucket's own format.
      */
-    @ParameterizedTest(name = "{0}, {1} to {2} on {3}, seed {4}", allowZeroInvocations = true) // none in DifferentialDedupIT
+    @ParameterizedTest(name = "{0}, {1} to {2} on {3}, seed {4}")
     @MethodSource("formatSwitches")
     void theOperatorDecidesAsTheExactReferenceAcrossARestoreThatSwitchesTheStateFormat(String variant, StateFormat from, StateFormat to,
             Backend backend, int seed) throws Exception {
@@ -270,10 +283,15 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> reshapeChains() {
-        return Stream.of(Backend.values()).flatMap(b -> Stream.of(
+        return reshapeChainsOfSize(TestSize.current());
+    }
+
+    /** The reshape chains of {@code size}: at the quick size the fingerprint format's down and up on RocksDB, the Bloom format's up on the heap. */
+    static Stream<Arguments> reshapeChainsOfSize(TestSize size) {
+        return ofSize(size, Stream.of(Backend.values()).flatMap(b -> Stream.of(
                 Arguments.of("fingerprints", List.of(128, 64, 128, 32), b, 19),
                 Arguments.of("fingerprints-over-plan-4", List.of(4, 1, 4, 2), b, 20),
-                Arguments.of("paris-emit", List.of(8, 24, 48, 96), b, 21)));
+                Arguments.of("paris-emit", List.of(8, 24, 48, 96), b, 21))), Set.of(2, 3));
     }
 
     /**
@@ -285,7 +303,7 @@ class DifferentialDedupTest {
      * the bound of what each fresh key meets: for each bucket, the values inserted by the records of its cell, under the plan
      * they were created with ({@link StoreCell}: copies of a wider cell counted as copies, parts as parts).
      */
-    @ParameterizedTest(name = "{0}, shards {1} on {2}, seed {3}", allowZeroInvocations = true) // none in DifferentialDedupIT
+    @ParameterizedTest(name = "{0}, shards {1} on {2}, seed {3}")
     @MethodSource("reshapeChains")
     void theOperatorDecidesAsTheExactReferenceAcrossAChainOfReshapes(String variant, List<Integer> shardCounts, Backend backend, int seed)
             throws Exception {
@@ -365,8 +383,19 @@ class DifferentialDedupTest {
     }
 
     static Stream<Arguments> failures() {
-        return Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14),
-                Arguments.of("fingerprints-tiny-cache", 23));
+        return failuresOfSize(TestSize.current());
+    }
+
+    /** The replays of {@code size}: at the quick size the Bloom format's through the tiny cache (dirty evictions before the failure). */
+    static Stream<Arguments> failuresOfSize(TestSize size) {
+        return ofSize(size, Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14),
+                Arguments.of("fingerprints-tiny-cache", 23)), Set.of(0));
+    }
+
+    /** Every case at the full size; at the quick size, those at the positions {@code quick} of the full size's. */
+    private static Stream<Arguments> ofSize(TestSize size, Stream<Arguments> full, Set<Integer> quick) {
+        List<Arguments> cases = full.toList();
+        return IntStream.range(0, cases.size()).filter(i -> size == TestSize.FULL || quick.contains(i)).mapToObj(cases::get);
     }
 
     /**
@@ -375,7 +404,7 @@ class DifferentialDedupTest {
      * checkpoint gets the records after it again. Every decision of the replay must still be the reference's: the
      * checkpoint holds every page written before its barrier, and nothing written after it.
      */
-    @ParameterizedTest(name = "{0}, seed {1}", allowZeroInvocations = true) // none in DifferentialDedupIT
+    @ParameterizedTest(name = "{0}, seed {1}")
     @MethodSource("failures")
     void aReplayFromTheLastCheckpointAfterAFailureDecidesAsTheExactReference(String variant, int seed) throws Exception {
         DedupSettings settings = variants().get(variant);

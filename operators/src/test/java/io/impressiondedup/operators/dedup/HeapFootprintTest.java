@@ -24,7 +24,7 @@ class HeapFootprintTest {
 
     @Test
     void aFullFilterOnTheHashMapBackendTakesAtMostTenPercentMoreHeapThanItsBits() throws Exception {
-        int capacity = 300_000;
+        int capacity = 100_000;
         DedupSettings settings = DedupOperatorTest.settings(capacity, 1);
         try (DedupHarness h = DedupHarness.open(settings, Backend.HASHMAP)) {
             h.process(impression("request-0", "ad", T0));

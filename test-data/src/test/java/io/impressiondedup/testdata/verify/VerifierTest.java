@@ -2,6 +2,7 @@ package io.impressiondedup.testdata.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -84,12 +85,12 @@ class VerifierTest {
         reasonOverrides.accept(reasons);
         Path outputFile = dir.resolve("output.jsonl");
         Path dlqFile = dir.resolve("dlq.jsonl");
-        try (OutputStream out = Files.newOutputStream(outputFile)) {
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(outputFile))) {
             for (GeneratedRecord r : output) {
                 RecordEnvelope.write(out, r.seq, r.key, null, r.value, r.valueIsJsonObject);
             }
         }
-        try (OutputStream out = Files.newOutputStream(dlqFile)) {
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(dlqFile))) {
             for (GeneratedRecord r : deadLetters) {
                 RecordEnvelope.write(out, r.seq, r.key, Map.of(TestDataHeaders.DEAD_LETTER_REASON, reasons.get(r.seq)), r.value,
                         r.valueIsJsonObject);
