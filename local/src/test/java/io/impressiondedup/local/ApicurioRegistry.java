@@ -67,8 +67,27 @@ final class ApicurioRegistry implements AutoCloseable {
         return shared;
     }
 
-    /** Starts a registry, logging to {@code log}, and waits until it is ready. */
+    /** Starts tried on fresh ports before a port taken fails the test (see {@link #start}). */
+    private static final int START_ATTEMPTS = 3;
+
+    /**
+     * Starts a registry, logging to {@code log}, and waits until it is ready; on other free ports if one of those chosen
+     * was bound by another process before the registry bound it (Quarkus logs "Port N seems to be in use by another
+     * process").
+     */
     static ApicurioRegistry start(Path log) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(log);
+            } catch (PortTaken e) {
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static ApicurioRegistry startOnce(Path log) throws Exception {
         Path home = Path.of(System.getProperty("apicurio.registry.home", "target/apicurio-registry-3.3.3"));
         Path runner = home.resolve("quarkus-run.jar");
         if (!Files.isRegularFile(runner)) {
@@ -171,8 +190,10 @@ final class ApicurioRegistry implements AutoCloseable {
         long deadline = System.nanoTime() + READY_DEADLINE.toNanos();
         while (true) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("Apicurio Registry exited with " + process.exitValue() + " before it was ready; its log: "
-                        + log + "\n" + tail());
+                String tail = tail();
+                String message = "Apicurio Registry exited with " + process.exitValue() + " before it was ready; its log: " + log + "\n" + tail;
+                boolean portTaken = tail.contains("seems to be in use by another process") || tail.contains("Address already in use");
+                throw portTaken ? new PortTaken(message) : new IllegalStateException(message);
             }
             try {
                 HttpResponse<String> response = http.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).GET().build(),
@@ -187,6 +208,13 @@ final class ApicurioRegistry implements AutoCloseable {
                 throw new IllegalStateException("Apicurio Registry not ready after " + READY_DEADLINE + "; its log: " + log + "\n" + tail());
             }
             Thread.sleep(200);
+        }
+    }
+
+    /** The registry could not bind a port it was given: another process took it after it was found free. */
+    private static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
         }
     }
 
