@@ -5,6 +5,7 @@ import io.impressiondedup.operators.dedup.DedupSettings;
 import io.impressiondedup.operators.dedup.keys.ShardKeySelector;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.ImpressionSerializer;
+import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
@@ -54,7 +55,7 @@ import org.openjdk.jol.info.GraphLayout;
  * io.impressiondedup.bench.operator.OperatorThroughputBenchmark [events] [runs] [blockCacheMiB] [pageBytes]
  * [variant,...]}; variants: bloom-heap, bloom-rocksdb, exact-heap, exact-rocksdb (default: all), and for the
  * page-group cache side by side bloom-rocksdb-nocache (RocksDB without it) and bloom-heap-cache (the heap with the
- * RocksDB default). bloom-rocksdb runs with the cache the job gives RocksDB ({@code --page-cache-bytes}' default, 64
+ * RocksDB default), and fingerprints-rocksdb (the fingerprint format, cached as bloom-rocksdb is). bloom-rocksdb runs with the cache the job gives RocksDB ({@code --page-cache-bytes}' default, 64
  * MiB), or {@code -Dbench.page-cache-bytes=N} bytes (for the curve of live state against cache size);
  * {@code -Dbench.flush-every=N} flushes the caches (the operator's pre-barrier step) every N events, as checkpoints would.
  */
@@ -90,6 +91,9 @@ public final class OperatorThroughputBenchmark {
         long cacheBytes = Long.getLong(PAGE_CACHE_PROPERTY, DEFAULT_TASK_MANAGER_CACHE_BYTES);
         DedupSettings cached = DedupSettings.builder().plan(plan).pageCacheBytes(cacheBytes).build();
         DedupSettings heapCached = DedupSettings.builder().plan(plan).pageCacheBytes(DEFAULT_TASK_MANAGER_CACHE_BYTES).build();
+        DedupPlan fingerprintPlan = DedupPlan.builder().capacityPerBucket(perDay).fpp(0.001).shards(128).pageBytes(pageBytes)
+                .stateFormat(StateFormat.FINGERPRINTS).build();
+        DedupSettings fingerprintsCached = DedupSettings.builder().plan(fingerprintPlan).pageCacheBytes(cacheBytes).build();
         System.out.printf(Locale.ROOT, "Page-group cache of bloom-rocksdb: %,d B (%,d groups of %,d B planned); flush every %,d events%n",
                 cacheBytes, cacheBytes / DedupSettings.pageCacheBytesPerGroup(plan), DedupSettings.pageCacheBytesPerGroup(plan),
                 Long.getLong(FLUSH_EVERY_PROPERTY, 0));
@@ -101,6 +105,8 @@ public final class OperatorThroughputBenchmark {
                         workload::digested),
                 new Variant("bloom-heap-cache", () -> new DedupOperator(heapCached), new ShardKeySelector(128, 128), Types.INT, false,
                         workload::digested),
+                new Variant("fingerprints-rocksdb", () -> new DedupOperator(fingerprintsCached), new ShardKeySelector(128, 128), Types.INT,
+                        true, workload::digested),
                 new Variant("exact-heap", () -> new KeyedProcessOperator<>(new ExactDedupFunction(RETENTION)), ExactDedupFunction.keySelector(),
                         Types.STRING, false, workload::plain),
                 new Variant("exact-rocksdb", () -> new KeyedProcessOperator<>(new ExactDedupFunction(RETENTION)), ExactDedupFunction.keySelector(),
