@@ -208,7 +208,10 @@ class DifferentialDedupTest {
         return restoresOfSize(TestSize.current());
     }
 
-    /** The restores of {@code size}: at the quick size the Bloom cache's on RocksDB and the fingerprint cache's on the heap. */
+    /**
+     * The restores of {@code size}: at the quick size the Bloom format's tiny cache on RocksDB and the fingerprint
+     * format's on the heap.
+     */
     static Stream<Arguments> restoresOfSize(TestSize size) {
         return ofSize(size, Stream.concat(
                 Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
@@ -240,7 +243,10 @@ class DifferentialDedupTest {
         return formatSwitchesOfSize(TestSize.current());
     }
 
-    /** The format switches of {@code size}: at the quick size one each way, fingerprints to Bloom over plan on the heap, Bloom to fingerprints through the tiny cache on RocksDB. */
+    /**
+     * The format switches of {@code size}: at the quick size one each way, fingerprints to Bloom over plan on the heap,
+     * Bloom to fingerprints through the tiny cache on RocksDB.
+     */
     static Stream<Arguments> formatSwitchesOfSize(TestSize size) {
         return ofSize(size, Stream.of(Backend.values()).flatMap(b -> Stream.of(
                 Arguments.of("defaults", StateFormat.BLOOM, StateFormat.FINGERPRINTS, b, 15),
@@ -286,7 +292,10 @@ class DifferentialDedupTest {
         return reshapeChainsOfSize(TestSize.current());
     }
 
-    /** The reshape chains of {@code size}: at the quick size the fingerprint format's down and up on RocksDB, the Bloom format's up on the heap. */
+    /**
+     * The reshape chains of {@code size}: at the quick size the fingerprint format's down and up on RocksDB, the Bloom
+     * format's up on the heap.
+     */
     static Stream<Arguments> reshapeChainsOfSize(TestSize size) {
         return ofSize(size, Stream.of(Backend.values()).flatMap(b -> Stream.of(
                 Arguments.of("fingerprints", List.of(128, 64, 128, 32), b, 19),
@@ -386,7 +395,10 @@ class DifferentialDedupTest {
         return failuresOfSize(TestSize.current());
     }
 
-    /** The replays of {@code size}: at the quick size the Bloom format's through the tiny cache (dirty evictions before the failure). */
+    /**
+     * The replays of {@code size}: at the quick size the Bloom format's through the tiny cache (dirty evictions before
+     * the failure).
+     */
     static Stream<Arguments> failuresOfSize(TestSize size) {
         return ofSize(size, Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14),
                 Arguments.of("fingerprints-tiny-cache", 23)), Set.of(0));
