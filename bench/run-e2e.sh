@@ -24,9 +24,9 @@ mvn -B -q -DskipTests -pl bench -am package dependency:build-classpath \
 run() {
   # The JVM's temporary files (Flink's web upload directory, RocksDB's native library) stay under $WORK.
   mkdir -p "$WORK/tmp"
-  # Java 17 needs the opens Flink's own scripts pass (.mvn/jvm.config holds them for Maven's JVM).
+  # Java 17 needs the opens Flink's own scripts pass (.mvn/jvm.config holds them for Maven's JVM, beside Maven's JIT).
   # shellcheck disable=SC2046
-  java -Xmx6g -Djava.io.tmpdir="$WORK/tmp" $(cat .mvn/jvm.config) -Dlog4j.configurationFile="$REPO/local/src/main/resources/local-run-log4j2.properties" \
+  java -Xmx6g -Djava.io.tmpdir="$WORK/tmp" $(grep -oE -- '-XX:\+IgnoreUnrecognizedVMOptions|--add-(opens|exports)=[^ ]+' .mvn/jvm.config | tr '\n' ' ') -Dlog4j.configurationFile="$REPO/local/src/main/resources/local-run-log4j2.properties" \
     -cp "$REPO/bench/target/classes:$(cat "$WORK/classpath.txt")" "$MAIN" "$@"
 }
 for arg in "$@"; do

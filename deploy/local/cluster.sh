@@ -39,8 +39,9 @@ PIDS=$RUN_DIR/pids
 MARKER="-Dimpression.dedup.run=$RUN_DIR"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 # The --add-opens/--add-exports Flink's scripts pass on Java 17 (env.java.default-opts.all); the
-# repository keeps the list once, for Maven's own JVM, in .mvn/jvm.config.
-JAVA17_OPTS=$(cat "$REPO/.mvn/jvm.config")
+# repository keeps the list once, for Maven's own JVM, in .mvn/jvm.config, whose other flags (Maven's JIT) are
+# not the cluster's.
+JAVA17_OPTS=$(grep -oE -- '-XX:\+IgnoreUnrecognizedVMOptions|--add-(opens|exports)=[^ ]+' "$REPO/.mvn/jvm.config" | tr '\n' ' ')
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
