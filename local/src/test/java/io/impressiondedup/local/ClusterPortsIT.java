@@ -51,11 +51,14 @@ class ClusterPortsIT {
                     }
                 });
 
-                assertThatThrownBy(() -> cluster.startProcesses("start-kafka"))
-                        .isInstanceOfSatisfying(ScriptFailed.class,
-                                failed -> assertThat(failed.status()).as("exit status").isEqualTo(StandaloneCluster.PORT_TAKEN))
-                        .hasMessageContaining("port " + kafkaPort + " is taken by another process (set KAFKA_PORT)");
-                listener.get(90, TimeUnit.SECONDS).close();
+                try {
+                    assertThatThrownBy(() -> cluster.startProcesses("start-kafka"))
+                            .isInstanceOfSatisfying(ScriptFailed.class,
+                                    failed -> assertThat(failed.status()).as("exit status").isEqualTo(StandaloneCluster.PORT_TAKEN))
+                            .hasMessageContaining("port " + kafkaPort + " is taken by another process (set KAFKA_PORT)");
+                } finally {
+                    listener.get(90, TimeUnit.SECONDS).close();
+                }
             }
         }
     }

@@ -55,9 +55,9 @@ import org.openjdk.jol.info.GraphLayout;
  * io.impressiondedup.bench.operator.OperatorThroughputBenchmark [events] [runs] [blockCacheMiB] [pageBytes]
  * [variant,...]}; variants: bloom-heap, bloom-rocksdb, exact-heap, exact-rocksdb (default: all), and for the
  * page-group cache side by side bloom-rocksdb-nocache (RocksDB without it) and bloom-heap-cache (the heap with the
- * RocksDB default), and fingerprints-rocksdb (the fingerprint format, cached as bloom-rocksdb is). bloom-rocksdb runs with the cache the job gives RocksDB ({@code --page-cache-bytes}' default, 64
- * MiB), or {@code -Dbench.page-cache-bytes=N} bytes (for the curve of live state against cache size);
- * {@code -Dbench.flush-every=N} flushes the caches (the operator's pre-barrier step) every N events, as checkpoints would.
+ * RocksDB default), and fingerprints-rocksdb (the fingerprint format, cached as bloom-rocksdb is). bloom-rocksdb runs
+ * with the cache the job gives RocksDB ({@code --page-cache-bytes}' default, 64 MiB), or {@code
+ * -Dbench.page-cache-bytes=N} bytes (for the curve of live state against cache size); {@code -Dbench.flush-every=N} flushes the caches (the operator's pre-barrier step) every N events, as checkpoints would.
  */
 public final class OperatorThroughputBenchmark {
 
