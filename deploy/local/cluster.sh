@@ -182,14 +182,23 @@ java_utils() {
   sed -n "${2}p" "$file"
 }
 
+# kafka_cluster_id: a new cluster id as StorageTool random-uuid prints it (16 random bytes in unpadded base64url, never
+# starting with '-', which a command line would take for an option), without a JVM of its own.
+kafka_cluster_id() {
+  local id
+  until [[ ${id:-} =~ ^[A-Za-z0-9_][A-Za-z0-9_-]{21}$ ]]; do
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+  done
+  printf '%s\n' "$id"
+}
+
 start_kafka() {
   alive kafka && { log "Kafka already runs"; return; }
   port_open "$KAFKA_PORT" && port_taken "$KAFKA_PORT" KAFKA_PORT
   port_open "$CONTROLLER_PORT" && port_taken "$CONTROLLER_PORT" CONTROLLER_PORT
   local cp; cp=$(classpath kafka)
   if [[ ! -f $RUN_DIR/kafka-data/meta.properties ]]; then
-    # shellcheck disable=SC2086
-    local id; id=$("$JAVA" ${CLUSTER_JVM_OPTS:-} -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+    local id; id=$(kafka_cluster_id)
     # shellcheck disable=SC2086
     "$JAVA" ${CLUSTER_JVM_OPTS:-} -cp "$cp" -Dlog4j2.configurationFile="file:$CONF/log4j2.properties" -Dlog.file="$LOGS/kafka-format.log" \
       kafka.tools.StorageTool format -t "$id" -c "$CONF/kafka-server.properties" > "$LOGS/kafka-format.out" 2>&1 \
@@ -239,6 +248,12 @@ start_taskmanagers() {
   done
 }
 
+# start_flink <taskmanagers>: the JobManager, then the TaskManagers.
+start_flink() {
+  in_parallel start_jobmanager "java_utils GET_TM_RESOURCE_PARAMS 1" || exit $?
+  start_taskmanagers "$1"
+}
+
 # stop_pid <name>: SIGTERM, up to 30 s to exit, then SIGKILL.
 stop_pid() {
   local file=$PIDS/$1.pid
@@ -274,11 +289,12 @@ command -v jq > /dev/null || die "jq is required"
 case ${1:-} in
   start)
     prepare_conf
-    # Side by side: the broker, the JobManager (neither needs the other to start) and the TaskManagers' memory flags
-    # (java_utils); then the TaskManagers, all at once. The class paths first, so that none is resolved twice at once.
+    # Side by side: the broker, and the JobManager with the TaskManagers' memory flags (java_utils) (neither needs the
+    # broker); the TaskManagers, all at once, as soon as the JobManager is up: one started before the JobManager
+    # listens waits out Flink's registration error delay (cluster.registration.error-delay, 10 s) before it retries.
+    # The class paths first, so that none is resolved twice at once.
     in_parallel "classpath kafka" "classpath $FLINK_PROFILES" > /dev/null || exit 1
-    in_parallel start_kafka start_jobmanager "java_utils GET_TM_RESOURCE_PARAMS 1" > /dev/null || exit $?
-    start_taskmanagers "${2:-2}"
+    in_parallel start_kafka "start_flink ${2:-2}" > /dev/null || exit $?
     ;;
   start-kafka)
     prepare_conf
