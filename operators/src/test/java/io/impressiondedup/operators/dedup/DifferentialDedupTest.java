@@ -60,7 +60,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * under a fingerprint secret as a source with {@code --fingerprint-secret-file} digests them, shows that a
  * secret changes no decision but through false positives.
  *
- * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@link DifferentialDedupIT}) runs 20 seeds of
+ * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@code DifferentialDedupIT} in the module operators-it) runs 20 seeds of
  * each variant on the heap and 4 on RocksDB (the {@code keyed} variant 8 and 2, the cached ones 2 on RocksDB and 1 on
  * the heap), 10 restores, 12 state format switches, 6 reshape chains and 4 replays after a failure; the quick size
  * ({@code mvn test}) 4 and 1 seeds (keyed 2 and 1, cached 1 and 1) and a sample of each of the others that takes each
@@ -68,7 +68,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * named in their sources. A case is the same at both sizes (the same 3,000-record stream of its seed, the same plan, so
  * the {@code over-plan} variant is as far over its plan and adds as many layers), and its false positives are held
  * against the bound computed from that case's own fills: the quick size only runs fewer cases. {@code mvn verify} runs
- * this class, the quick size, in its test phase, so {@link DifferentialDedupIT} runs only the cases of the full size
+ * this class, the quick size, in its test phase, so {@code DifferentialDedupIT} runs only the cases of the full size
  * beyond it: there, each case runs exactly once.
  */
 class DifferentialDedupTest {
