@@ -14,6 +14,9 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A failure after a completed checkpoint, and recovery: the job restores state and source offsets
@@ -25,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link InputGate}) until a checkpoint has completed, and the job fails {@link #FAIL_AFTER} records later, with
  * each reader about 29,000 records short of its end.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LANE)
 class ExactlyOnceIT {
 
     /** Records each source reader emits before it waits for a completed checkpoint. */
