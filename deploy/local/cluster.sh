@@ -290,9 +290,8 @@ case ${1:-} in
   start)
     prepare_conf
     # Side by side: the broker, and the JobManager with the TaskManagers' memory flags (java_utils) (neither needs the
-    # broker); the TaskManagers, all at once, as soon as the JobManager is up: one started before the JobManager
-    # listens waits out Flink's registration error delay (cluster.registration.error-delay, 10 s) before it retries.
-    # The class paths first, so that none is resolved twice at once.
+    # broker); then the TaskManagers, all at once, as soon as the JobManager is up (they register with it, not with the
+    # broker). The class paths first, so that none is resolved twice at once.
     in_parallel "classpath kafka" "classpath $FLINK_PROFILES" > /dev/null || exit 1
     in_parallel start_kafka "start_flink ${2:-2}" > /dev/null || exit $?
     ;;

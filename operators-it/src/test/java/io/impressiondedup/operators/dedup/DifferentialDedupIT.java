@@ -10,10 +10,11 @@ import org.junit.jupiter.params.provider.Arguments;
 /**
  * {@link DifferentialDedupTest} at its full size, in {@code mvn verify}, without what that run has already done: the
  * operators module's test phase runs {@link DifferentialDedupTest} at the quick size (surefire), so this class runs the
- * cases of the full size that the quick size lacks, from that module's test jar. It lives in a module of its own so that
- * the modules built on the operator start without waiting for its 15-20 s. Together, {@code mvn verify} runs every case of the full size exactly once. The sources
- * below hide the superclass's of the same name, which JUnit then does not call. Its cases are independent (each its own
- * harnesses, stream and reference), so they run two at a time: this class runs alone in its JVM.
+ * cases of the full size that the quick size lacks, from that module's test jar. Together, {@code mvn verify} runs
+ * every case of the full size exactly once. It lives in a module of its own so that the modules built on the operator
+ * start without waiting for its 15-20 s. The sources below hide the superclass's of the same name, which JUnit then
+ * does not call. Its cases are independent (each its own harnesses, stream and reference), so they run two at a time:
+ * this class runs alone in its JVM.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DifferentialDedupIT extends DifferentialDedupTest {

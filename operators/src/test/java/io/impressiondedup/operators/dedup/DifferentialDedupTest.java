@@ -60,9 +60,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * under a fingerprint secret as a source with {@code --fingerprint-secret-file} digests them, shows that a
  * secret changes no decision but through false positives.
  *
- * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@code DifferentialDedupIT} in the module operators-it) runs 20 seeds of
- * each variant on the heap and 4 on RocksDB (the {@code keyed} variant 8 and 2, the cached ones 2 on RocksDB and 1 on
- * the heap), 10 restores, 12 state format switches, 6 reshape chains and 4 replays after a failure; the quick size
+ * <p>Two sizes ({@link TestSize}): the full size (in {@code mvn verify}, as {@code DifferentialDedupIT} in the module
+ * operators-it) runs 20 seeds of each variant on the heap and 4 on RocksDB (the {@code keyed} variant 8 and 2, the
+ * cached ones 2 on RocksDB and 1 on the heap), 10 restores, 12 state format switches, 6 reshape chains and 4 replays
+ * after a failure; the quick size
  * ({@code mvn test}) 4 and 1 seeds (keyed 2 and 1, cached 1 and 1) and a sample of each of the others that takes each
  * path once (both formats, both backends, each way of a format switch or a reshape, the tiny cache's dirty evictions),
  * named in their sources. A case is the same at both sizes (the same 3,000-record stream of its seed, the same plan, so
