@@ -81,7 +81,8 @@ class DeployConfigurationTest {
         String fingerprintPath = args.get(fingerprint + 1);
         assertThat(mountPaths()).as("mounts of the pod template the JobManager and TaskManagers share")
                 .contains(fingerprintPath.substring(0, fingerprintPath.lastIndexOf('/')));
-        Path fingerprintFile = Files.writeString(dir.resolve("fingerprint.secret"), "0123456789abcdef0123456789abcdef\n");
+        Path fingerprintFile = Files.writeString(dir.resolve("fingerprint.secret"),
+                FingerprintSecretAndShardCapOptionsTest.SECRET + "\n");
         args.set(fingerprint + 1, fingerprintFile.toString());
 
         org.apache.flink.configuration.Configuration flinkConfiguration = new org.apache.flink.configuration.Configuration();

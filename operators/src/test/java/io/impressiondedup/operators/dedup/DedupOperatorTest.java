@@ -59,8 +59,11 @@ class DedupOperatorTest {
      */
     private static final String CRAFTED_AD_ID = "\u5fe8\u9746\ub406x";
     private static final String COLLIDING_AD_ID = "\u6bb8\ubfe7\u5b79\u681c";
-    private static final FingerprintSecret SECRET = FingerprintSecret.of("dedup-operator-test-secret-0123456789".getBytes(
-            java.nio.charset.StandardCharsets.US_ASCII));
+    /**
+     * The golden savepoints' secret: a test JVM derives each secret's slow check value once (over a second under the tests'
+     * client compiler), so the operator's tests share one.
+     */
+    private static final FingerprintSecret SECRET = GoldenStream.SECRET;
 
     /** Impressions of one request with the crafted ad ids, as a source with {@link #SECRET} reads them. */
     private static List<Object> craftedPair() {

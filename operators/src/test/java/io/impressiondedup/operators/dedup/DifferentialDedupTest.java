@@ -76,9 +76,8 @@ class DifferentialDedupTest {
 
     private static final long START = Instant.parse("2026-03-26T09:00:00Z").toEpochMilli(); // spans the spring DST shift
 
-    /** The secret of the {@code keyed} variant. */
-    private static final FingerprintSecret SECRET = FingerprintSecret.of("differential-test-secret-0123456789".getBytes(
-            java.nio.charset.StandardCharsets.US_ASCII));
+    /** The secret of the {@code keyed} variant: the golden savepoints', whose slow check value the test JVM derives once. */
+    private static final FingerprintSecret SECRET = GoldenStream.SECRET;
 
     /**
      * Named settings: the defaults, the defaults under a fingerprint secret, one shard at FPP 0.1 running about 3.5x over
