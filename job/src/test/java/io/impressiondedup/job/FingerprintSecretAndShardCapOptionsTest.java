@@ -50,8 +50,8 @@ class FingerprintSecretAndShardCapOptionsTest {
     };
 
     /**
-     * The secret file's content in the job's tests: a test JVM derives each secret's slow check value once (over a second
-     * under the tests' client compiler), so they share one.
+     * The secret file's content in the job's tests: a test JVM derives each secret's slow check value once (over a
+     * second under the tests' client compiler), so they share one.
      */
     static final String SECRET = "3f9c1e0b7a6d5c4b3a29180716253443f9c1e0b7a6d5c4b3a2918071625344";
 

@@ -60,8 +60,8 @@ class DedupOperatorTest {
     private static final String CRAFTED_AD_ID = "\u5fe8\u9746\ub406x";
     private static final String COLLIDING_AD_ID = "\u6bb8\ubfe7\u5b79\u681c";
     /**
-     * The golden savepoints' secret: a test JVM derives each secret's slow check value once (over a second under the tests'
-     * client compiler), so the operator's tests share one.
+     * The golden savepoints' secret: a test JVM derives each secret's slow check value once (over a second under the
+     * tests' client compiler), so the operator's tests share one.
      */
     private static final FingerprintSecret SECRET = GoldenStream.SECRET;
 

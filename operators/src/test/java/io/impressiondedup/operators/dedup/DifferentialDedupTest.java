@@ -76,7 +76,10 @@ class DifferentialDedupTest {
 
     private static final long START = Instant.parse("2026-03-26T09:00:00Z").toEpochMilli(); // spans the spring DST shift
 
-    /** The secret of the {@code keyed} variant: the golden savepoints', whose slow check value the test JVM derives once. */
+    /**
+     * The secret of the {@code keyed} variant: the golden savepoints', whose slow check value the test JVM derives
+     * once.
+     */
     private static final FingerprintSecret SECRET = GoldenStream.SECRET;
 
     /**
