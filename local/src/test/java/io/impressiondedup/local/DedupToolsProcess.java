@@ -20,9 +20,13 @@ final class DedupToolsProcess {
     /** What a run printed and how it ended. */
     record Result(int exitCode, String stdout, String stderr) {
 
-        /** Fails, showing both streams, unless the tool exited 0. */
+        /**
+         * Fails, showing both streams, unless the tool exited 0 and no thread of its JVM died of an exception (a shutdown
+         * hook's too: {@code ToolShutdownIT}).
+         */
         Result succeeded() {
             assertThat(exitCode).as("dedup-tools exited %s.%nstdout:%n%s%nstderr:%n%s", exitCode, stdout, stderr).isZero();
+            assertThat(stderr).as("dedup-tools' stderr").doesNotContain("Exception in thread");
             return this;
         }
     }

@@ -1,6 +1,7 @@
 package io.impressiondedup.tools;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,12 +44,16 @@ public final class DedupTools {
         VERBS.put("replay", ReplayCommand::run);
     }
 
+    /** How long a verb's exit waits for its MiniClusters to shut down. */
+    private static final Duration EXIT_WAIT = Duration.ofSeconds(30);
+
     private DedupTools() {}
 
     /**
      * Runs a verb and exits with its code, always: a local Flink leaves threads that are not daemons (its actor system's
      * dispatchers; a State Processor API writer's thread waiting for elements after its job was cancelled), and a JVM
-     * whose main method returned or threw would wait for them forever.
+     * whose main method returned or threw would wait for them forever. Before it exits, the verb's MiniClusters have
+     * shut down ({@link ToolEnvironment#awaitShutdown}).
      */
     public static void main(String[] args) {
         int exit;
@@ -58,6 +63,7 @@ public final class DedupTools {
             System.err.println("dedup-tools failed: " + unexpected);
             exit = 1;
         }
+        ToolEnvironment.awaitShutdown(EXIT_WAIT);
         System.exit(exit);
     }
 

@@ -4,8 +4,10 @@ import io.impressiondedup.tools.savepoint.StateFunctionFailure;
 import io.impressiondedup.tools.savepoint.StateFunctionReports;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -54,6 +56,9 @@ public final class ToolEnvironment {
     /** The global job parameter that names a run, for its state readers' and writers' reports. */
     private static final String RUN = "dedup-tools.run";
 
+    /** The MiniClusters started and not yet known to be shut down. */
+    private static final Set<MiniCluster> CLUSTERS = ConcurrentHashMap.newKeySet();
+
     private ToolEnvironment() {}
 
     public static StreamExecutionEnvironment create(int parallelism) {
@@ -72,6 +77,36 @@ public final class ToolEnvironment {
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(SharedRpcSystem.EXECUTORS, conf, ToolEnvironment.class.getClassLoader());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         return env;
+    }
+
+    /**
+     * Waits until every MiniCluster the tools started has shut down, at most {@code timeout} in all; returns whether they
+     * all did. A job's MiniCluster shuts down after its result is known, on a thread of its own; a JVM that exits meanwhile
+     * runs the JVM shutdown hook of each actor system still up, and that hook loads classes from the RPC system's class
+     * loader, which the RPC system's own hook closes at the same moment ("NoClassDefFoundError:
+     * scala/collection/convert/Wrappers$MutableSetWrapper" after a 50M-row bootstrap). With every MiniCluster down, no
+     * actor system's hook is left to run. A cluster not yet closing is closed ({@link MiniCluster#closeAsync} gives one
+     * already closing its termination future).
+     */
+    public static boolean awaitShutdown(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (MiniCluster cluster : CLUSTERS) {
+            try {
+                cluster.closeAsync().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                CLUSTERS.remove(cluster);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException | TimeoutException notDown) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** How many MiniClusters the tools started are not yet known to be shut down. */
+    static int clustersNotShutDown() {
+        return CLUSTERS.size();
     }
 
     /** The run {@code env} was created for ({@link #create}); {@code null} for an environment made elsewhere. */
@@ -174,12 +209,16 @@ public final class ToolEnvironment {
 
     /**
      * The RPC system the tools' MiniClusters borrow: loaded with the first environment, closed (its class loader and
-     * the jar copy in the temporary directory) when the JVM exits. A MiniCluster given a borrowed reference starts and
-     * stops its own RPC services on it and leaves it open.
+     * the jar copy in the temporary directory) when the JVM exits, after the MiniClusters still shutting down have
+     * ({@link #awaitShutdown}). A MiniCluster given a borrowed reference starts and stops its own RPC services on it and
+     * leaves it open.
      */
     private static final class SharedRpcSystem {
 
         static final String EXECUTOR = "local-with-shared-rpc-system";
+
+        /** How long the JVM's exit waits for MiniClusters still shutting down before it closes the RPC system anyway. */
+        private static final Duration SHUTDOWN_AT_EXIT = Duration.ofSeconds(30);
 
         private static final RpcSystem RPC_SYSTEM = load();
 
@@ -208,13 +247,20 @@ public final class ToolEnvironment {
 
             @Override
             public PipelineExecutor getExecutor(Configuration configuration) {
-                return LocalExecutor.createWithFactory(configuration, cluster -> new MiniCluster(cluster, () -> Reference.borrowed(RPC_SYSTEM)));
+                return LocalExecutor.createWithFactory(configuration, cluster -> {
+                    MiniCluster miniCluster = new MiniCluster(cluster, () -> Reference.borrowed(RPC_SYSTEM));
+                    CLUSTERS.add(miniCluster);
+                    return miniCluster;
+                });
             }
         };
 
         private static RpcSystem load() {
             RpcSystem rpcSystem = RpcSystem.load();
-            Runtime.getRuntime().addShutdownHook(new Thread(rpcSystem::close, "dedup-tools-rpc-system-close"));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                awaitShutdown(SHUTDOWN_AT_EXIT);
+                rpcSystem.close();
+            }, "dedup-tools-rpc-system-close"));
             return rpcSystem;
         }
     }
