@@ -116,19 +116,29 @@ public final class ToolEnvironment {
 
     /** Runs the job defined in {@code env}, failing with a state function's failure if one is reported. */
     public static JobExecutionResult execute(StreamExecutionEnvironment env, String jobName) throws Exception {
-        return execute(env, jobName, null, job -> {});
+        return execute(env, jobName, null, (job, written) -> {}).result();
     }
 
+    /** What a run reports while it runs: its job, and the units its state writers have written so far. */
+    @FunctionalInterface
+    public interface Progress {
+        void report(JobClient job, long written);
+    }
+
+    /** A finished run: its job's result, and the units its state writers wrote ({@code DedupStateWriter#weight}). */
+    public record Run(JobExecutionResult result, long written) {}
+
     /**
-     * Runs the job defined in {@code env} and returns its result; calls {@code progress} every {@code progressInterval}
-     * ({@code null}: never) while it runs. The first of these ends the wait: the job ends, or a state reader or writer
-     * reports that it failed ({@link StateFunctionReports}); then the job is cancelled and its end awaited (Flink bounds a
-     * task's cancellation itself). A reported {@link StateFunctionFailure} is thrown whenever there is one, also after a
-     * job that ended well: Flink finishes a job whose writer failed with few elements left, without that writer's state.
-     * Otherwise the job's own failure is thrown as Flink reports it.
+     * Runs the job defined in {@code env} and returns its result and what its state writers wrote; calls {@code
+     * progress} every {@code progressInterval} ({@code null}: never) while it runs. The first of these ends the wait:
+     * the job ends, or a state reader or writer reports that it failed ({@link StateFunctionReports}); then the job is
+     * cancelled and its end awaited (Flink bounds a task's cancellation itself). A reported {@link
+     * StateFunctionFailure} is thrown whenever there is one, also after a job that ended well: Flink finishes a job
+     * whose writer failed with few elements left, without that writer's state. Otherwise the job's own failure is
+     * thrown as Flink reports it.
      */
-    public static JobExecutionResult execute(StreamExecutionEnvironment env, String jobName, Duration progressInterval,
-            Consumer<JobClient> progress) throws Exception {
+    public static Run execute(StreamExecutionEnvironment env, String jobName, Duration progressInterval,
+            Progress progress) throws Exception {
         try (StateFunctionReports.Watch functions = StateFunctionReports.watch(requireRunOf(env, jobName))) {
             JobClient job = env.executeAsync(jobName);
             CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
@@ -141,7 +151,7 @@ public final class ToolEnvironment {
                         first.get(progressInterval.toMillis(), TimeUnit.MILLISECONDS);
                     }
                 } catch (TimeoutException stillRunning) {
-                    progress.accept(job);
+                    progress.report(job, functions.written());
                 } catch (ExecutionException jobFailed) {
                     break; // thrown below
                 }
@@ -160,7 +170,7 @@ public final class ToolEnvironment {
             }
             throwReported(functions, null);
             try {
-                return result.get();
+                return new Run(result.get(), functions.written());
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }

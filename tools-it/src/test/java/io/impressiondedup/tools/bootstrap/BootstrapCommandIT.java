@@ -93,7 +93,9 @@ class BootstrapCommandIT {
         assertThat(summary).containsPattern("rows read +722\n").containsPattern("inserted +601\n")
                 .containsPattern("duplicates \\(skipped\\) +100 ").containsPattern("expired \\(skipped\\) +20 ")
                 .containsPattern("bad \\(skipped\\) +1\n").contains("line " + badLine + ": expected 3 fields");
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--as-of " + Instant.ofEpochMilli(NEWEST));
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--as-of " + Instant.ofEpochMilli(NEWEST))
+                .as("the last progress line: the writers took every row to write")
+                .contains("bootstrap: 722 rows read: 701 to write (701 written), 20 expired at --as-of, 1 bad");
 
         DedupSavepoint savepoint = DedupSavepoint.open(output, new HashMapStateBackend());
         assertThat(savepoint.facts()).isEqualTo(new DedupSavepoint.Facts(SHARDS, 8, secret.checkValue(), null, null));

@@ -45,10 +45,14 @@ final class BootstrapAccount {
         return value instanceof List ? (List<String>) value : new ArrayList<>();
     }
 
-    /** One progress line. */
-    String progress() {
-        return String.format(Locale.ROOT, "bootstrap: %,d rows read: %,d to write, %,d expired at --as-of, %,d bad", count(ROWS),
-                toWrite(), count(EXPIRED), count(BAD));
+    /**
+     * One progress line, with {@code written}, the rows the state writers have taken so far (inserted, or found as
+     * copies): the writing goes on after the last row is read, as the rows of a shard are written in batches.
+     */
+    String progress(long written) {
+        return String.format(Locale.ROOT,
+                "bootstrap: %,d rows read: %,d to write (%,d written), %,d expired at --as-of, %,d bad",
+                count(ROWS), toWrite(), written, count(EXPIRED), count(BAD));
     }
 
     /** The final summary. */

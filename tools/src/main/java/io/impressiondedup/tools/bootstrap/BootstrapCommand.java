@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.ConfigOption;
@@ -108,15 +107,16 @@ public final class BootstrapCommand {
                                 .transform("Batch by shard", Types.POJO(HistoryBatch.class), new ShardBatcher(plan.shards())),
                         shardKeys, batch -> batch.shard, new HistoryStateWriter(plan, settings.fingerprintCheck, settings.dedupKey)))
                 .write(settings.output);
-        JobExecutionResult result;
+        ToolEnvironment.Run run;
         try {
-            result = ToolEnvironment.execute(env, "dedup-tools bootstrap", PROGRESS_INTERVAL, job -> printProgress(job, err));
+            run = ToolEnvironment.execute(env, "dedup-tools bootstrap", PROGRESS_INTERVAL,
+                    (job, written) -> printProgress(job, written, err));
         } catch (Exception e) {
             ToolOptions.removeOutput(settings.output, e);
             throw e;
         }
-        BootstrapAccount account = new BootstrapAccount(result.getAllAccumulatorResults(), insertedIn(settings));
-        err.println(account.progress());
+        BootstrapAccount account = new BootstrapAccount(run.result().getAllAccumulatorResults(), insertedIn(settings));
+        err.println(account.progress(run.written()));
         out.print(account.summary(settings.output, horizon));
         List<String> bad = account.badSamples();
         if (!bad.isEmpty()) {
@@ -160,9 +160,9 @@ public final class BootstrapCommand {
         return inserted[0];
     }
 
-    private static void printProgress(JobClient job, PrintStream err) {
+    private static void printProgress(JobClient job, long written, PrintStream err) {
         try {
-            err.println(new BootstrapAccount(job.getAccumulators().get(10, TimeUnit.SECONDS), -1).progress());
+            err.println(new BootstrapAccount(job.getAccumulators().get(10, TimeUnit.SECONDS), -1).progress(written));
         } catch (Exception e) {
             // The job may be finishing: the next round or the result tells.
         }

@@ -54,6 +54,12 @@ final class HistoryStateWriter extends DedupStateWriter<HistoryBatch> {
         buckets = plan.timeBuckets().copy();
     }
 
+    /** A batch carries its rows: the progress counts rows written. */
+    @Override
+    protected long weight(HistoryBatch batch) {
+        return batch.size;
+    }
+
     @Override
     public void processElement(HistoryBatch batch, Context context) throws Exception {
         BucketFilters shardDirectory = directory.value();

@@ -59,6 +59,15 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
         this.lateBefore = lateBefore;
     }
 
+    /**
+     * How many of its tool's units {@code element} carries, for the run's progress ({@link
+     * StateFunctionReports.Watch#written}): one element by default; a history's rows for {@code bootstrap}, whose
+     * elements are batches of them.
+     */
+    protected long weight(IN element) {
+        return 1;
+    }
+
     @Override
     public void open(OpenContext openContext) throws Exception {
         directory = getRuntimeContext().getState(DedupStateLayout.directory());

@@ -4,12 +4,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * How the failure of a tool's state reader or writer reaches the tool that runs it: each {@link WatchedStateReader} and
- * {@link WatchedStateWriter} subtask reports here, under the id of its job run, the first thing that failed it; the
- * tool waits on {@link Watch#failure()} beside the job ({@code ToolEnvironment#execute}, {@code #collect}) and fails
- * with that report rather than with what Flink says.
+ * How the failure of a tool's state reader or writer, and how much its writers have written, reach the tool that runs
+ * it: each {@link WatchedStateReader} and {@link WatchedStateWriter} subtask reports here, under the id of its job run,
+ * the first thing that failed it (and each writer what it wrote, {@link Watch#written()}); the tool waits on {@link
+ * Watch#failure()} beside the job ({@code ToolEnvironment#execute}, {@code #collect}) and fails with that report rather
+ * than with what Flink says.
  *
  * <p><b>Why a channel beside Flink's own.</b>
  * <ol>
@@ -54,6 +56,17 @@ public final class StateFunctionReports {
         }
     }
 
+    /**
+     * A writer subtask of run {@code run} has written an element that carries {@code weight} units
+     * ({@code DedupStateWriter#weight}).
+     */
+    static void wrote(String run, long weight) {
+        Watch watch = run == null ? null : WATCHED.get(run);
+        if (watch != null) {
+            watch.written.add(weight);
+        }
+    }
+
     /** Subtask {@code subtask} of run {@code run}'s writer has taken its snapshot: its state goes into the savepoint. */
     static void snapshotTaken(String run, int subtask) {
         Watch watch = run == null ? null : WATCHED.get(run);
@@ -81,6 +94,7 @@ public final class StateFunctionReports {
         private final String run;
         private final CompletableFuture<StateFunctionFailure> failure = new CompletableFuture<>();
         private final Set<Integer> snapshotsTaken = ConcurrentHashMap.newKeySet();
+        private final LongAdder written = new LongAdder();
         private AutoCloseable writerTasks = () -> {};
 
         private Watch(String run) {
@@ -89,6 +103,11 @@ public final class StateFunctionReports {
 
         public CompletableFuture<StateFunctionFailure> failure() {
             return failure;
+        }
+
+        /** The units the run's writers have written so far, all subtasks ({@code DedupStateWriter#weight}). */
+        public long written() {
+            return written.sum();
         }
 
         @Override

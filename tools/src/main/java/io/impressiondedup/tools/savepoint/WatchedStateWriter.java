@@ -11,7 +11,8 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
  * Runs a state writer and reports to its run's {@link StateFunctionReports} when its subtask ends without its state: what
  * the writer threw (restoring, opening, writing an element, snapshotting, closing), or, when it is closed before its
  * subtask took its snapshot, that Flink's code around it failed (a state backend that cannot start, say). Flink drops
- * both (see {@link StateFunctionReports}); everything else is the writer's, unchanged.
+ * both (see {@link StateFunctionReports}); and how much it has written, for the run's progress. Everything else is the
+ * writer's, unchanged.
  *
  * <p>Closing is the one call Flink makes on every path out of a writer's subtask, failed or not, so a subtask closed
  * before its snapshot is a subtask whose state will not be in the savepoint.
@@ -63,6 +64,7 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
             StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
             throw e;
         }
+        StateFunctionReports.wrote(run, writer.weight(element));
     }
 
     @Override
