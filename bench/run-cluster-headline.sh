@@ -5,7 +5,7 @@
 #   bench/run-cluster-headline.sh [--rounds N] [--small 1000000] [--large 4000000] [--out FILE] [--profile DIR]
 #                                 [--variants "V ..."] [--before-jar JAR] [--delayed-share S]
 #                                 [--restored-from SAVEPOINT --restored-capacity N [--restored-variant LABEL=ARGS ...]
-#                                  [--restored-variant-from LABEL=SAVEPOINT ...]]
+#                                  [--restored-variant-from LABEL=SAVEPOINT ...] [--restored-args ARGS]]
 #                                 [--tm-task-heap SIZE] [--span DURATION] [--flink-conf 'KEY: VALUE' ...]
 #                                 [--cluster-config ours|flink-defaults]
 #
@@ -47,6 +47,8 @@
 # --restored-from SAVEPOINT --restored-capacity N: adds the variant dedup-rocksdb-restored, this job on
 # RocksDB started from SAVEPOINT (e.g. one `dedup-tools.jar bootstrap` wrote with 50M impressions) with
 # --capacity N (the plan it was written with), reading the same inputs: the speed with a large state.
+# --restored-args ARGS: job arguments of dedup-rocksdb-restored itself (e.g. "--state-format fingerprints" for a
+# savepoint bootstrapped in that format), also of its -before run: one format's before and after without other variants.
 # --restored-variant LABEL=ARGS (repeatable): one more restored variant, dedup-rocksdb-restored-LABEL, with the
 # job arguments ARGS added (e.g. cache256m="--page-cache-bytes 256mb"): settings measured side by side.
 # --restored-variant-from LABEL=SAVEPOINT: that variant starts from SAVEPOINT instead (e.g. fp="--state-format
@@ -85,6 +87,7 @@ rounds=1 small=1000000 large=4000000 out="" profile="" variants="" before_jar=""
 tm_task_heap_mb=384 span=4d cluster_config=ours
 flink_conf=()
 declare -A RESTORED_ARGS=()
+restored_base_args=""
 declare -A RESTORED_FROM=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -101,6 +104,7 @@ while [[ $# -gt 0 ]]; do
     --restored-variant)
       [[ $2 =~ ^([A-Za-z0-9]+)=(.*)$ ]] || { echo "--restored-variant takes LABEL=ARGS (LABEL letters and digits), got '$2'" >&2; exit 2; }
       RESTORED_ARGS[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+    --restored-args) restored_base_args=$2; shift 2 ;;
     --restored-variant-from)
       [[ $2 =~ ^([A-Za-z0-9]+)=(.+)$ ]] || { echo "--restored-variant-from takes LABEL=SAVEPOINT, got '$2'" >&2; exit 2; }
       RESTORED_FROM[${BASH_REMATCH[1]}]=$(realpath "${BASH_REMATCH[2]}"); shift 2 ;;
@@ -258,6 +262,7 @@ run() {
     local label=${variant%-before}
     label=${label#dedup-rocksdb-restored}
     [[ -n $label ]] && read -r -a extra <<< "${RESTORED_ARGS[${label#-}]}"
+    [[ -z $label ]] && read -r -a extra <<< "$restored_base_args"
     [[ -n $label && -n ${RESTORED_FROM[${label#-}]:-} ]] && restore=(--from-savepoint "${RESTORED_FROM[${label#-}]}")
   fi
   [[ $variant == dedup-fingerprints-* ]] && extra+=(--state-format fingerprints)
@@ -339,6 +344,7 @@ report() {
   for line in "${flink_conf[@]}"; do
     echo "config.yaml: $line"
   done
+  [[ -n $restored_base_args ]] && echo "dedup-rocksdb-restored: the job with $restored_base_args, from $restored_from"
   for label in $(printf '%s\n' "${!RESTORED_ARGS[@]}" | sort); do
     echo "dedup-rocksdb-restored-$label: the restored variant with ${RESTORED_ARGS[$label]}${RESTORED_FROM[$label]:+, from ${RESTORED_FROM[$label]}}"
   done

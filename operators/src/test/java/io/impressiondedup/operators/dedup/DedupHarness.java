@@ -181,6 +181,24 @@ final class DedupHarness implements AutoCloseable {
         }
     }
 
+    /** Bytes of the page journals in keyed state, all shards. */
+    long journalBytes() throws Exception {
+        List<Integer> keys;
+        try (var journaled = backend().getKeys(DedupStateLayout.PAGE_JOURNAL, VoidNamespace.INSTANCE)) {
+            keys = journaled.collect(java.util.stream.Collectors.toList());
+        }
+        long bytes = 0;
+        for (int key : keys) {
+            backend().setCurrentKey(key);
+            org.apache.flink.api.common.state.ListState<byte[]> journal = backend().getPartitionedState(
+                    VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, DedupStateLayout.pageJournal());
+            for (byte[] value : journal.get()) {
+                bytes += value.length;
+            }
+        }
+        return bytes;
+    }
+
     /** Page groups in keyed state, all shards (each shard's key made current in turn). */
     long storedPageGroups() throws Exception {
         long groups = 0;

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.operators.dedup.metrics.DedupMetrics;
 import io.impressiondedup.state.StateFormat;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +81,34 @@ class PageJournalTest {
             assertThat(h.emitted()).as("copies that passed").isEmpty();
             assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(IMPRESSIONS);
         }
+    }
+
+    /**
+     * What a journaled insert costs in the checkpoint, beside its shard's bucket once: a Bloom insert its tag, layer and
+     * both probe hashes (18 B); a fingerprint insert its tag, part and band, and its page and section value as varints
+     * (2 B and the varints of the plan's largest page index and value: 6 B here).
+     */
+    @ParameterizedTest
+    @MethodSource("backendsAndFormats")
+    void aJournaledInsertTakesWhatItsFormatNeedsToRedoIt(Backend backend, StateFormat format) throws Exception {
+        try (DedupHarness h = DedupHarness.open(sparse(format), backend)) {
+            processFirsts(h, 0, IMPRESSIONS);
+            h.snapshot(1);
+            long perShard = 1 + Long.BYTES + 1; // the value's version, its one bucket and that bucket's format
+            double perInsert = (double) (h.journalBytes() - DedupHarness.MAX_PARALLELISM * perShard) / h.emitted().size();
+            if (format == StateFormat.BLOOM) {
+                assertThat(perInsert).as("journal bytes per Bloom insert").isEqualTo(18.0);
+            } else {
+                FingerprintStoreSizing sizing = FingerprintStoreSizing.forPlan(sparse(format).plan());
+                int most = 2 + varintBytes(sizing.pages() - 1) + varintBytes(sizing.valueRange(0) - 1);
+                assertThat(most).as("the bound for this plan").isEqualTo(6);
+                assertThat(perInsert).as("journal bytes per fingerprint insert").isLessThanOrEqualTo(most);
+            }
+        }
+    }
+
+    private static int varintBytes(long value) {
+        return Math.max(1, (64 - Long.numberOfLeadingZeros(value) + 6) / 7);
     }
 
     @ParameterizedTest

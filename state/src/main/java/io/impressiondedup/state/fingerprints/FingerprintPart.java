@@ -124,8 +124,13 @@ public final class FingerprintPart {
 
     /** The state key of the page that holds a record's sections of this part, from its {@code h1}. */
     public long pageKey(long h1) {
+        return pageKeyAt(sizing.pageOf(h1));
+    }
+
+    /** The state key of this part's page {@code page} ({@link FingerprintStoreSizing#pageOf}, below its page count). */
+    public long pageKeyAt(int page) {
         int pages = sizing.pages();
-        return FingerprintBucket.pageKey(cellCount * pages, cellIndex * pages + sizing.pageOf(h1));
+        return FingerprintBucket.pageKey(cellCount * pages, cellIndex * pages + page);
     }
 
     /** Whether the page at {@code key} holds this part's sections (its page count and index range). */

@@ -85,6 +85,17 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
         }
     }
 
+    /** A Bloom insert is journaled as its probe hashes in every version. */
+    @Override
+    public void redoFromHashes(long bucket, BucketFilter filter, int layer, long h1, long h2) {
+        redo(bucket, filter, layer, h1, h2);
+    }
+
+    @Override
+    public boolean journalsSmallNumbers() {
+        return false;
+    }
+
     /** Names the bucket and filter that the following {@link #readPage}/{@link #writePage} calls are for. */
     public ScalableBloomFilter select(long bucket, BucketFilter filter) {
         this.bucket = bucket;

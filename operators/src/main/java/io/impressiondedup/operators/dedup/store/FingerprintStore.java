@@ -90,17 +90,44 @@ public final class FingerprintStore extends PagedFormatStore<FingerprintPage> {
         if (band != FingerprintStoreSizing.OVERFLOW_BAND && !page.fitsOneMore(bucket, band, partSizing.valueRange(band))) {
             band = FingerprintStoreSizing.OVERFLOW_BAND;
         }
-        if (!page.insert(bucket, band, hashes.h2(), partSizing)) {
+        long range = partSizing.valueRange(bucket, band);
+        long value = FingerprintStoreSizing.scale(hashes.h2(), range);
+        if (!page.insertValue(bucket, band, value, range)) {
             return Insertion.INSERTED; // its value is in the section already: a lookup of this bucket finds it
         }
         Insertion insertion = part.recordInsert(band);
         pages.write(key, page);
-        journal(bucket, fingerprints.parts().indexOf(part) << 8 | band, hashes.h1(), hashes.h2());
+        journal(bucket, fingerprints.parts().indexOf(part) << 8 | band, partSizing.pageOf(hashes.h1()), value);
         return insertion;
     }
 
+    /** Journaled as the part's page and the section value: what the insert wrote, not the hashes it came from. */
     @Override
-    public void redo(long bucket, BucketFilter filter, int partAndBand, long h1, long h2) {
+    public boolean journalsSmallNumbers() {
+        return true;
+    }
+
+    @Override
+    public void redo(long bucket, BucketFilter filter, int partAndBand, long page, long value) {
+        List<FingerprintPart> parts = ((FingerprintBucket) filter).parts();
+        int index = partAndBand >>> 8;
+        if (index >= parts.size()) {
+            return;
+        }
+        FingerprintPart part = parts.get(index);
+        int band = partAndBand & 0xFF;
+        long key = part.pageKeyAt((int) page);
+        FingerprintPage stored = pages.read(key);
+        if (stored == null) {
+            stored = new FingerprintPage();
+        }
+        if (stored.insertValue(bucket, band, value, part.sizing().valueRange(bucket, band))) {
+            pages.write(key, stored);
+        }
+    }
+
+    @Override
+    public void redoFromHashes(long bucket, BucketFilter filter, int partAndBand, long h1, long h2) {
         List<FingerprintPart> parts = ((FingerprintBucket) filter).parts();
         int index = partAndBand >>> 8;
         if (index >= parts.size()) {

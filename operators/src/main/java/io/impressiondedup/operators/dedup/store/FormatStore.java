@@ -44,10 +44,23 @@ public interface FormatStore {
     Insertion insertAbsent(long bucket, BucketFilter filter, RecordHashes hashes, GrowthRoom room);
 
     /**
-     * Makes again, at restore, the page change of an insert the {@link PageJournal} recorded: {@code detail} is what the
-     * insert chose (a Bloom filter's layer; a fingerprint bucket's part and band). Counts are not touched.
+     * Makes again, at restore, the page change of an insert the {@link PageJournal} recorded, as this store journaled it:
+     * {@code detail} is what the insert chose (a Bloom filter's layer; a fingerprint bucket's part and band), {@code a}
+     * and {@code b} where it went (a Bloom insert's two probe hashes; a fingerprint insert's page and section value).
+     * Counts are not touched.
      */
-    void redo(long bucket, BucketFilter filter, int detail, long h1, long h2);
+    void redo(long bucket, BucketFilter filter, int detail, long a, long b);
+
+    /**
+     * The same for an entry of a journal value of version 1, which held the insert's two probe hashes in either format.
+     */
+    void redoFromHashes(long bucket, BucketFilter filter, int detail, long h1, long h2);
+
+    /**
+     * Whether this store's journal entries are small non-negative numbers, which the journal writes as varints (a page
+     * index and a section value: 4-5 B), rather than hashes (8 B each).
+     */
+    boolean journalsSmallNumbers();
 
     /**
      * Removes every page entry of {@code bucket} from {@code shard} (its key current, its pages written and forgotten

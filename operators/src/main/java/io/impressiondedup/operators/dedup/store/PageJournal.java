@@ -15,15 +15,17 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * What a checkpoint writes for a shard instead of the cached pages it changed, while that is fewer bytes: the inserts
- * that changed them, each enough to redo its change (the bucket, its layer or band, the two probe hashes), appended to
- * the shard's keyed {@code ListState<byte[]>} ({@code page-journal}) once per checkpoint, one value per interval.
+ * that changed them, each enough to redo its change, appended to the shard's keyed {@code ListState<byte[]>} ({@code
+ * page-journal}) once per checkpoint, one value per interval. An entry is what its format's store journals ({@link
+ * FormatStore#redo}): a Bloom insert's layer and both probe hashes (about 18 B), a fingerprint insert's part and band, its
+ * page and its section value, as varints (about 6 B: value version 2; version 1 held both hashes in either format and is
+ * still redone).
  *
  * <p><b>Why.</b> A unique impression changes one page (a Bloom page group holds every live bucket's page at its index,
  * about 1 KB; a fingerprint page every bucket's sections). Written back at every checkpoint, that page costs its whole
  * size for the one insert an interval gives it once the state is larger than an interval's traffic: at 20M impressions
  * in state, 230-250 B of checkpoint per unique impression, and the serialization, flushes and compactions of those
  * bytes were the difference between 5 s and 30 s checkpoints (bench/results/2026-11-26-cluster-50m-profile-settings.md).
- * A journal entry is about 18 B.
  *
  * <p><b>The rule, per shard, at each checkpoint.</b> Let J be the shard's journal bytes in state plus this interval's,
  * and D the heap bytes of its dirty cached pages. If J &lt; D / {@value #DIRTY_BYTES_PER_JOURNAL_BYTE}, this interval's
@@ -33,8 +35,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * several inserts before it is written is written once for all of them. Where a page takes many inserts per interval
  * (small state), D stays small and the rule writes pages, as without a journal; where each insert meets a page of its
  * own (days of impressions in state), it writes entries for several intervals, then the pages once. The quarter also
- * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each; its time after a
- * TaskManager kill is not measured yet).
+ * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each for Bloom, 6 B for
+ * fingerprints; its time after a TaskManager kill is not measured yet).
  *
  * <p>What a shard's journal does not change: a dirty page evicted between checkpoints is written then, as without a
  * journal; so while the state is larger than the cache, most pages are written by evictions, and the journal saves
@@ -64,8 +66,10 @@ public final class PageJournal {
     /** The journal a shard may hold, as a fraction of its dirty page bytes: J &lt; D / this (class comment). */
     static final int DIRTY_BYTES_PER_JOURNAL_BYTE = 4;
 
-    /** The layout of a journal value; a value of another version is refused on restore. */
-    static final byte VALUE_VERSION = 1;
+    /** The layout of the journal values written: each entry as its format's store journals it (class comment). */
+    static final byte VALUE_VERSION = 2;
+    /** The layout of the values an earlier release wrote, still redone: every entry with both probe hashes, 8 B each. */
+    static final byte HASHES_VERSION = 1;
     private static final byte SAME_BUCKET = 0;
     private static final byte NEW_BUCKET = 1;
 
@@ -91,8 +95,11 @@ public final class PageJournal {
         this.written = new long[shards];
     }
 
-    /** Records an insert into a cached page of {@code shard}: enough for {@link FormatStore#redo} to make its change again. */
-    void record(int shard, StateFormat format, long bucket, int detail, long h1, long h2) {
+    /**
+     * Records an insert into a cached page of {@code shard}: enough for {@link FormatStore#redo} to make its change again;
+     * {@code a} and {@code b} are written as varints where {@code smallNumbers} ({@link FormatStore#journalsSmallNumbers}).
+     */
+    void record(int shard, StateFormat format, long bucket, int detail, long a, long b, boolean smallNumbers) {
         try {
             DataOutputSerializer out = pending[shard];
             if (out == null) {
@@ -101,7 +108,7 @@ public final class PageJournal {
                 pending[shard] = out;
             } else if (lastBucket[shard] == bucket && lastFormat[shard] == format) {
                 out.writeByte(SAME_BUCKET);
-                writeEntry(out, detail, h1, h2);
+                writeEntry(out, detail, a, b, smallNumbers);
                 return;
             }
             out.writeByte(NEW_BUCKET);
@@ -109,20 +116,42 @@ public final class PageJournal {
             out.writeByte(format.ordinal());
             lastBucket[shard] = bucket;
             lastFormat[shard] = format;
-            writeEntry(out, detail, h1, h2);
+            writeEntry(out, detail, a, b, smallNumbers);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a growing in-memory buffer
         }
     }
 
-    private static void writeEntry(DataOutputSerializer out, int detail, long h1, long h2) throws IOException {
-        while ((detail & ~0x7F) != 0) {
-            out.writeByte((detail & 0x7F) | 0x80);
-            detail >>>= 7;
+    private static void writeEntry(DataOutputSerializer out, int detail, long a, long b, boolean smallNumbers)
+            throws IOException {
+        writeVarLong(out, detail & 0xFFFFFFFFL);
+        if (smallNumbers) {
+            writeVarLong(out, a);
+            writeVarLong(out, b);
+        } else {
+            out.writeLong(a);
+            out.writeLong(b);
         }
-        out.writeByte(detail);
-        out.writeLong(h1);
-        out.writeLong(h2);
+    }
+
+    /** An unsigned varint: 7 bits a byte, low first, the high bit set on every byte but the last. */
+    private static void writeVarLong(DataOutputSerializer out, long value) throws IOException {
+        while ((value & ~0x7FL) != 0) {
+            out.writeByte((int) (value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        out.writeByte((int) value);
+    }
+
+    private static long readVarLong(DataInputDeserializer in) throws IOException {
+        long value = 0;
+        for (int shift = 0; ; shift += 7) {
+            byte b = in.readByte();
+            value |= (long) (b & 0x7F) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
     }
 
     /**
@@ -217,35 +246,34 @@ public final class PageJournal {
     private static long replayValue(int shard, byte[] value, BucketFilters directory, FormatStores stores) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(value);
         byte version = in.readByte();
-        if (version != VALUE_VERSION) {
-            throw new IllegalStateException("A page journal value of version " + version + " (this job reads version "
-                    + VALUE_VERSION + "): the checkpoint was written by another release of the job. Restore from a savepoint,"
-                    + " which holds no journal.");
+        if (version != VALUE_VERSION && version != HASHES_VERSION) {
+            throw new IllegalStateException("A page journal value of version " + version + " (this job reads versions "
+                    + HASHES_VERSION + " and " + VALUE_VERSION + "): the checkpoint was written by another release of the job."
+                    + " Restore from a savepoint, which holds no journal.");
         }
         long redone = 0;
         long bucket = 0;
         BucketFilter filter = null;
         FormatStore store = null;
+        boolean smallNumbers = false;
         while (in.available() > 0) {
             if (in.readByte() == NEW_BUCKET) {
                 bucket = in.readLong();
                 StateFormat format = StateFormat.values()[in.readByte()];
                 filter = directory == null ? null : directory.get(bucket);
                 store = filter != null && filter.format() == format ? stores.of(format) : null;
+                smallNumbers = version == VALUE_VERSION && stores.of(format).journalsSmallNumbers();
             }
-            int detail = 0;
-            for (int shift = 0; ; shift += 7) {
-                byte b = in.readByte();
-                detail |= (b & 0x7F) << shift;
-                if (b >= 0) {
-                    break;
-                }
-            }
-            long h1 = in.readLong();
-            long h2 = in.readLong();
+            int detail = (int) readVarLong(in);
+            long a = smallNumbers ? readVarLong(in) : in.readLong();
+            long b = smallNumbers ? readVarLong(in) : in.readLong();
             if (store != null) { // else the bucket expired after the entry was written: nothing to redo
                 stores.beginRecord(shard);
-                store.redo(bucket, filter, detail, h1, h2);
+                if (version == HASHES_VERSION) {
+                    store.redoFromHashes(bucket, filter, detail, a, b);
+                } else {
+                    store.redo(bucket, filter, detail, a, b);
+                }
                 redone++;
             }
         }

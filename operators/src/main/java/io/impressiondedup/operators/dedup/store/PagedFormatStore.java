@@ -18,10 +18,13 @@ abstract class PagedFormatStore<V> implements FormatStore {
         this.journal = pages.cached() ? journal : null;
     }
 
-    /** Records an insert that changed a page of the current shard ({@link PageJournal#record}), if changes are journaled. */
-    protected final void journal(long bucket, int detail, long h1, long h2) {
+    /**
+     * Records an insert that changed a page of the current shard ({@link PageJournal#record}), if changes are journaled:
+     * {@code detail}, {@code a} and {@code b} as {@link #redo} takes them.
+     */
+    protected final void journal(long bucket, int detail, long a, long b) {
         if (journal != null) {
-            journal.record(pages.shard(), format(), bucket, detail, h1, h2);
+            journal.record(pages.shard(), format(), bucket, detail, a, b, journalsSmallNumbers());
         }
     }
 

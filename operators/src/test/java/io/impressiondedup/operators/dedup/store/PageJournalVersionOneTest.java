@@ -1,0 +1,167 @@
+package io.impressiondedup.operators.dedup.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.impressiondedup.state.BucketFilters;
+import io.impressiondedup.state.StateFormat;
+import io.impressiondedup.state.bloom.PageGroup;
+import io.impressiondedup.state.bloom.ScalableBloomFilter;
+import io.impressiondedup.state.fingerprints.FingerprintBucket;
+import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPart;
+import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
+import io.impressiondedup.state.plan.DedupPlan;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.MapState;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A page journal value of version 1, as a checkpoint of the release before value version 2 holds it (every entry with
+ * both probe hashes, in either format), is still redone: a job restored from such a retained checkpoint finds every
+ * journaled insert in its pages. The value is written here byte by byte, in that release's layout.
+ */
+class PageJournalVersionOneTest {
+
+    private static final long FINGERPRINT_BUCKET = 20_000;
+    private static final long BLOOM_BUCKET = 20_001;
+
+    @Test
+    void aVersionOneValueOfBothFormatsIsRedoneIntoThePages() throws Exception {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).fpp(0.001)
+                .stateFormat(StateFormat.FINGERPRINTS).build();
+        HeapMapState<PageGroup> groups = new HeapMapState<>();
+        HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
+        FormatStores stores = FormatStores.uncached(groups, fingerprintPages, plan, plan.shards());
+        BucketFilters directory = new BucketFilters();
+        FingerprintBucket fingerprints = FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
+        ScalableBloomFilter bloom = plan.newBucketFilter();
+        directory.put(FINGERPRINT_BUCKET, fingerprints);
+        directory.put(BLOOM_BUCKET, bloom);
+        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L}, {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L},
+                {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
+
+        ByteBuffer value = ByteBuffer.allocate(128);
+        value.put((byte) 1); // value version 1
+        value.put((byte) 1).putLong(FINGERPRINT_BUCKET).put((byte) StateFormat.FINGERPRINTS.ordinal()); // a new bucket
+        value.put((byte) 0).putLong(hashes[0][0]).putLong(hashes[0][1]); // part 0, band 0, h1, h2
+        value.put((byte) 0).put((byte) 0).putLong(hashes[1][0]).putLong(hashes[1][1]); // the same bucket, part 0, band 0
+        value.put((byte) 1).putLong(BLOOM_BUCKET).put((byte) StateFormat.BLOOM.ordinal());
+        value.put((byte) 0).putLong(hashes[2][0]).putLong(hashes[2][1]); // layer 0
+        byte[] bytes = new byte[value.position()];
+        value.flip().get(bytes);
+
+        long redone = new PageJournal(new HeapListState(List.of(bytes)), plan.shards()).replay(0, directory, stores);
+
+        assertThat(redone).isEqualTo(3);
+        FingerprintPart part = fingerprints.parts().get(0);
+        for (int i = 0; i < 2; i++) {
+            FingerprintPage page = fingerprintPages.get(part.pageKey(hashes[i][0]));
+            assertThat(page).as("the page of entry %s", i).isNotNull();
+            assertThat(page.mightContain(FINGERPRINT_BUCKET, hashes[i][1], part.sizing())).as("entry %s", i).isTrue();
+        }
+        BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
+        bloomStore.beginRecord(0);
+        assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(hashes[2][0], hashes[2][1], bloomStore)).isTrue();
+    }
+
+    /** One key's {@code MapState} on the heap: the stores read and write the current shard's pages only. */
+    private static final class HeapMapState<V> implements MapState<Long, V> {
+        private final Map<Long, V> map = new HashMap<>();
+
+        @Override
+        public V get(Long key) {
+            return map.get(key);
+        }
+
+        @Override
+        public void put(Long key, V value) {
+            map.put(key, value);
+        }
+
+        @Override
+        public void putAll(Map<Long, V> values) {
+            map.putAll(values);
+        }
+
+        @Override
+        public void remove(Long key) {
+            map.remove(key);
+        }
+
+        @Override
+        public boolean contains(Long key) {
+            return map.containsKey(key);
+        }
+
+        @Override
+        public Iterable<Map.Entry<Long, V>> entries() {
+            return map.entrySet();
+        }
+
+        @Override
+        public Iterable<Long> keys() {
+            return map.keySet();
+        }
+
+        @Override
+        public Iterable<V> values() {
+            return map.values();
+        }
+
+        @Override
+        public Iterator<Map.Entry<Long, V>> iterator() {
+            return map.entrySet().iterator();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return map.isEmpty();
+        }
+
+        @Override
+        public void clear() {
+            map.clear();
+        }
+    }
+
+    /** One key's journal values. */
+    private static final class HeapListState implements ListState<byte[]> {
+        private final List<byte[]> values;
+
+        HeapListState(List<byte[]> values) {
+            this.values = new ArrayList<>(values);
+        }
+
+        @Override
+        public Iterable<byte[]> get() {
+            return values;
+        }
+
+        @Override
+        public void add(byte[] value) {
+            values.add(value);
+        }
+
+        @Override
+        public void update(List<byte[]> newValues) {
+            values.clear();
+            values.addAll(newValues);
+        }
+
+        @Override
+        public void addAll(List<byte[]> newValues) {
+            values.addAll(newValues);
+        }
+
+        @Override
+        public void clear() {
+            values.clear();
+        }
+    }
+}
