@@ -26,16 +26,17 @@ class ToolShutdownIT {
 
     @Test
     void aVerbsMiniClustersAreAllShutDownBeforeTheToolExits() throws Exception {
-        Path history = Files.write(dir.resolve("history.csv"), List.of("requestId,adId,timestamp", "r-1,ad-1,1796400000000",
-                "r-2,ad-1,1796400001000", "r-3,ad-2,1796400002000"), StandardCharsets.UTF_8);
+        Path history = Files.write(dir.resolve("history.csv"), List.of("requestId,adId,timestamp",
+                "r-1,ad-1,1796400000000", "r-2,ad-1,1796400001000", "r-3,ad-2,1796400002000"), StandardCharsets.UTF_8);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", history.toString(), "--output", dir.resolve("sp").toString(),
-                "--capacity", "1000", "--state-backend", "hashmap", "--parallelism", "1"}, new PrintStream(new ByteArrayOutputStream()),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", history.toString(), "--output",
+                dir.resolve("sp").toString(), "--capacity", "1000", "--state-backend", "hashmap", "--parallelism", "1"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
 
-        assertThat(ToolEnvironment.awaitShutdown(Duration.ofMinutes(1))).as("every MiniCluster shut down within a minute").isTrue();
+        assertThat(ToolEnvironment.awaitShutdown(Duration.ofMinutes(1))).as("every MiniCluster shut down within a minute")
+                .isTrue();
 
-        assertThat(ToolEnvironment.clustersNotShutDown()).as("MiniClusters the verb started and that are not known to be down").isZero();
+        assertThat(ToolEnvironment.clustersNotShutDown()).as("MiniClusters the verb started, not known to be down").isZero();
     }
 }

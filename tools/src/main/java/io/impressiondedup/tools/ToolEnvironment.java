@@ -86,7 +86,7 @@ public final class ToolEnvironment {
      * loader, which the RPC system's own hook closes at the same moment ("NoClassDefFoundError:
      * scala/collection/convert/Wrappers$MutableSetWrapper" after a 50M-row bootstrap). With every MiniCluster down, no
      * actor system's hook is left to run. A cluster not yet closing is closed ({@link MiniCluster#closeAsync} gives one
-     * already closing its termination future).
+     * already closing its termination future), so this is for when the tool's jobs are done: at its exit.
      */
     public static boolean awaitShutdown(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -109,12 +109,10 @@ public final class FingerprintStore extends PagedFormatStore<FingerprintPage> {
 
     @Override
     public void redo(long bucket, BucketFilter filter, int partAndBand, long page, long value) {
-        List<FingerprintPart> parts = ((FingerprintBucket) filter).parts();
-        int index = partAndBand >>> 8;
-        if (index >= parts.size()) {
+        FingerprintPart part = partOf(filter, partAndBand);
+        if (part == null) {
             return;
         }
-        FingerprintPart part = parts.get(index);
         int band = partAndBand & 0xFF;
         long key = part.pageKeyAt((int) page);
         FingerprintPage stored = pages.read(key);
@@ -126,22 +124,21 @@ public final class FingerprintStore extends PagedFormatStore<FingerprintPage> {
         }
     }
 
+    /** The page and section value the insert of {@code h1} and {@code h2} wrote, redone as {@link #redo} does. */
     @Override
     public void redoFromHashes(long bucket, BucketFilter filter, int partAndBand, long h1, long h2) {
+        FingerprintPart part = partOf(filter, partAndBand);
+        if (part != null) {
+            long range = part.sizing().valueRange(bucket, partAndBand & 0xFF);
+            redo(bucket, filter, partAndBand, part.sizing().pageOf(h1), FingerprintStoreSizing.scale(h2, range));
+        }
+    }
+
+    /** The part a journal entry names ({@code partAndBand >>> 8}), or {@code null} if the bucket has no such part. */
+    private static FingerprintPart partOf(BucketFilter filter, int partAndBand) {
         List<FingerprintPart> parts = ((FingerprintBucket) filter).parts();
         int index = partAndBand >>> 8;
-        if (index >= parts.size()) {
-            return;
-        }
-        FingerprintPart part = parts.get(index);
-        long key = part.pageKey(h1);
-        FingerprintPage page = pages.read(key);
-        if (page == null) {
-            page = new FingerprintPage();
-        }
-        if (page.insert(bucket, partAndBand & 0xFF, h2, part.sizing())) {
-            pages.write(key, page);
-        }
+        return index < parts.size() ? parts.get(index) : null;
     }
 
     @Override

@@ -44,10 +44,10 @@ public interface FormatStore {
     Insertion insertAbsent(long bucket, BucketFilter filter, RecordHashes hashes, GrowthRoom room);
 
     /**
-     * Makes again, at restore, the page change of an insert the {@link PageJournal} recorded, as this store journaled it:
-     * {@code detail} is what the insert chose (a Bloom filter's layer; a fingerprint bucket's part and band), {@code a}
-     * and {@code b} where it went (a Bloom insert's two probe hashes; a fingerprint insert's page and section value).
-     * Counts are not touched.
+     * Makes again, at restore, the page change of an insert the {@link PageJournal} recorded, as this store journaled
+     * it: {@code detail} is what the insert chose (a Bloom filter's layer; a fingerprint bucket's part and band),
+     * {@code a} and {@code b} where it went (a Bloom insert's two probe hashes; a fingerprint insert's page and section
+     * value). Counts are not touched.
      */
     void redo(long bucket, BucketFilter filter, int detail, long a, long b);
 

@@ -17,9 +17,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * What a checkpoint writes for a shard instead of the cached pages it changed, while that is fewer bytes: the inserts
  * that changed them, each enough to redo its change, appended to the shard's keyed {@code ListState<byte[]>} ({@code
  * page-journal}) once per checkpoint, one value per interval. An entry is what its format's store journals ({@link
- * FormatStore#redo}): a Bloom insert's layer and both probe hashes (about 18 B), a fingerprint insert's part and band, its
- * page and its section value, as varints (about 6 B: value version 2; version 1 held both hashes in either format and is
- * still redone).
+ * FormatStore#redo}): a Bloom insert's layer and both probe hashes (about 18 B), a fingerprint insert's part and band,
+ * its page and its section value, as varints (about 6 B: value version 2; version 1 held both hashes in either format
+ * and is still redone).
  *
  * <p><b>Why.</b> A unique impression changes one page (a Bloom page group holds every live bucket's page at its index,
  * about 1 KB; a fingerprint page every bucket's sections). Written back at every checkpoint, that page costs its whole
@@ -96,8 +96,9 @@ public final class PageJournal {
     }
 
     /**
-     * Records an insert into a cached page of {@code shard}: enough for {@link FormatStore#redo} to make its change again;
-     * {@code a} and {@code b} are written as varints where {@code smallNumbers} ({@link FormatStore#journalsSmallNumbers}).
+     * Records an insert into a cached page of {@code shard}: enough for {@link FormatStore#redo} to make its change
+     * again; {@code a} and {@code b} are written as varints where {@code smallNumbers} ({@link
+     * FormatStore#journalsSmallNumbers}).
      */
     void record(int shard, StateFormat format, long bucket, int detail, long a, long b, boolean smallNumbers) {
         try {
@@ -248,8 +249,8 @@ public final class PageJournal {
         byte version = in.readByte();
         if (version != VALUE_VERSION && version != HASHES_VERSION) {
             throw new IllegalStateException("A page journal value of version " + version + " (this job reads versions "
-                    + HASHES_VERSION + " and " + VALUE_VERSION + "): the checkpoint was written by another release of the job."
-                    + " Restore from a savepoint, which holds no journal.");
+                    + HASHES_VERSION + " and " + VALUE_VERSION + "): the checkpoint was written by another release of the"
+                    + " job. Restore from a savepoint, which holds no journal.");
         }
         long redone = 0;
         long bucket = 0;

@@ -19,8 +19,8 @@ abstract class PagedFormatStore<V> implements FormatStore {
     }
 
     /**
-     * Records an insert that changed a page of the current shard ({@link PageJournal#record}), if changes are journaled:
-     * {@code detail}, {@code a} and {@code b} as {@link #redo} takes them.
+     * Records an insert that changed a page of the current shard ({@link PageJournal#record}), if changes are
+     * journaled: {@code detail}, {@code a} and {@code b} as {@link #redo} takes them.
      */
     protected final void journal(long bucket, int detail, long a, long b) {
         if (journal != null) {

@@ -39,12 +39,13 @@ class PageJournalVersionOneTest {
         HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
         FormatStores stores = FormatStores.uncached(groups, fingerprintPages, plan, plan.shards());
         BucketFilters directory = new BucketFilters();
-        FingerprintBucket fingerprints = FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
+        FingerprintBucket fingerprints =
+                FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
         ScalableBloomFilter bloom = plan.newBucketFilter();
         directory.put(FINGERPRINT_BUCKET, fingerprints);
         directory.put(BLOOM_BUCKET, bloom);
-        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L}, {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L},
-                {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
+        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L},
+                {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L}, {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
 
         ByteBuffer value = ByteBuffer.allocate(128);
         value.put((byte) 1); // value version 1
