@@ -37,6 +37,21 @@ public final class HeadlineCharts {
     static final String STATE_BYTES = "state-formats-bytes.txt";
     /** Checkpoint bytes of both state formats on the cluster, RocksDB and heap. */
     static final List<String> CHECKPOINT_RUNS = List.of("cluster-state-formats-cached.txt", "cluster-state-formats-heap.txt");
+    /**
+     * Flink's default configuration with impressions restored from {@code bootstrap}: which run and variant is each size and
+     * format (the small-state point is {@link #DEFAULTS_SMALL}'s).
+     */
+    static final List<StatePoint> DEFAULTS_STATE_POINTS = List.of(
+            new StatePoint(10, "flink-defaults-10m.txt", "dedup-rocksdb-restored", "bloom"),
+            new StatePoint(10, "flink-defaults-10m.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
+            new StatePoint(20, "flink-defaults-20m-cache-grows.txt", "dedup-rocksdb-restored", "bloom"),
+            new StatePoint(20, "flink-defaults-20m-fingerprints.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
+            new StatePoint(50, "flink-defaults-50m.txt", "dedup-rocksdb-restored", "bloom"),
+            new StatePoint(50, "flink-defaults-50m.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
+            new StatePoint(200, "flink-defaults-200m.txt", "dedup-rocksdb-restored", "fingerprints"));
+
+    /** One measured point: {@code millions} impressions restored, the run's results file and its variant in {@code format}. */
+    record StatePoint(int millions, String file, String variant, String format) {}
 
     private static final double NONE = Double.NaN;
 
@@ -54,6 +69,8 @@ public final class HeadlineCharts {
         throughput(latest(results, DEFAULTS_SMALL), img.resolve("headline-throughput-flink-defaults.png"), "Flink's default configuration");
         stateSize(results, img.resolve("headline-state-size.png"));
         bytesPerImpression(results, img.resolve("bytes-per-impression.png"));
+        stateSizeOnFlinkDefaults(results, img.resolve("state-size-flink-defaults.png"),
+                img.resolve("state-size-checkpoint-bytes-flink-defaults.png"));
     }
 
     /** The newest results file of a kind: DATE-name, DATE as yyyy-MM-dd. */
@@ -124,6 +141,51 @@ public final class HeadlineCharts {
         Charts.lines(png, "Steady throughput against the state it starts from (job, Bloom filters, RocksDB)",
                 "impressions in state when the run starts (millions)", "steady rate / keyed pass-through's (same run)", series,
                 false, false, 0.0, 1.0, Styler.LegendPosition.InsideNE);
+    }
+
+    /**
+     * Both formats at each size of state restored, on Flink's default configuration: the steady rate against the keyed
+     * pass-through of the same run, and the checkpoint bytes uploaded per output record of its 4M-record run.
+     */
+    private static void stateSizeOnFlinkDefaults(Path results, Path throughputPng, Path checkpointPng) throws IOException {
+        Map<String, List<double[]>> ratio = new LinkedHashMap<>();
+        Map<String, List<double[]>> bytes = new LinkedHashMap<>();
+        List<String> smallLines = read(latest(results, DEFAULTS_SMALL), throughputPng);
+        Map<String, Row> small = sections(smallLines).values().iterator().next().rows();
+        Map<String, List<Double>> smallBytes = checkpointBytesPerOutput(smallLines, 4_000_000);
+        for (String format : List.of("bloom", "fingerprints")) {
+            String variant = format.equals("bloom") ? "dedup-rocksdb" : "dedup-fingerprints-rocksdb";
+            ratio.computeIfAbsent(format, f -> new ArrayList<>()).add(new double[] {0, small.get(variant).vsKeyed()});
+            if (smallBytes.containsKey(variant)) {
+                bytes.computeIfAbsent(format, f -> new ArrayList<>()).add(new double[] {0, median(smallBytes.get(variant))});
+            }
+        }
+        for (StatePoint point : DEFAULTS_STATE_POINTS) {
+            List<String> lines = read(latest(results, point.file()), throughputPng);
+            Row row = sections(lines).values().stream().map(section -> section.rows().get(point.variant())).filter(r -> r != null)
+                    .findFirst().orElseThrow(() -> new IllegalArgumentException("no " + point.variant() + " in " + point.file()));
+            ratio.computeIfAbsent(point.format(), f -> new ArrayList<>()).add(new double[] {point.millions(), row.vsKeyed()});
+            List<Double> perOutput = checkpointBytesPerOutput(lines, 4_000_000).get(point.variant());
+            if (perOutput != null) {
+                bytes.computeIfAbsent(point.format(), f -> new ArrayList<>()).add(new double[] {point.millions(), median(perOutput)});
+            }
+        }
+        String x = "impressions in state when the run starts (millions)";
+        Charts.lines(throughputPng, "Steady throughput against the state restored (Flink's default configuration, the job's defaults)", x,
+                "steady rate / keyed pass-through's (same run)", byFormat(ratio), false, false, 0.0, 1.0, Styler.LegendPosition.InsideNE);
+        Charts.lines(checkpointPng, "Checkpoint bytes uploaded per output record, 4M-record runs (Flink's default configuration)", x,
+                "bytes per output record", byFormat(bytes), false, false, 0.0, null, Styler.LegendPosition.InsideNW);
+    }
+
+    /** Points by format as the chart's series: "Bloom filters" and "fingerprints", x then y, in the order measured. */
+    private static Map<String, double[][]> byFormat(Map<String, List<double[]>> points) {
+        Map<String, double[][]> series = new LinkedHashMap<>();
+        points.forEach((format, xy) -> {
+            xy.sort(Comparator.comparingDouble(p -> p[0]));
+            series.put(format.equals("bloom") ? "Bloom filters (default)" : "fingerprints",
+                    new double[][] {xy.stream().mapToDouble(p -> p[0]).toArray(), xy.stream().mapToDouble(p -> p[1]).toArray()});
+        });
+        return series;
     }
 
     private static void bytesPerImpression(Path results, Path png) throws IOException {

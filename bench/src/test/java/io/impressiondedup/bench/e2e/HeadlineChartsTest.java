@@ -58,4 +58,14 @@ class HeadlineChartsTest {
                 .containsEntry("dedup-rocksdb", List.of(8.87, 12.63, 15.76))
                 .containsEntry("dedup-fingerprints-rocksdb", List.of(4.64, 3.88, 4.44));
     }
+
+    /** Each measured point of the state-size plots names a variant its newest results file has, with a 4M checkpoint row. */
+    @Test
+    void everyStatePointOnFlinkDefaultsIsInItsResultsFile() throws IOException {
+        for (HeadlineCharts.StatePoint point : HeadlineCharts.DEFAULTS_STATE_POINTS) {
+            List<String> lines = Files.readAllLines(HeadlineCharts.latest(Path.of("results"), point.file()));
+            assertThat(HeadlineCharts.sections(lines).values().stream().anyMatch(section -> section.rows().containsKey(point.variant())))
+                    .as("%s: a run of its newest file has the variant", point).isTrue();
+        }
+    }
 }
