@@ -59,7 +59,7 @@ class HeadlineChartsTest {
                 .containsEntry("dedup-fingerprints-rocksdb", List.of(4.64, 3.88, 4.44));
     }
 
-    /** Each measured point of the state-size plots names a variant its newest results file has, with a 4M checkpoint row. */
+    /** Each measured point of the state-size plots names a variant that a run of its newest results file has. */
     @Test
     void everyStatePointOnFlinkDefaultsIsInItsResultsFile() throws IOException {
         for (HeadlineCharts.StatePoint point : HeadlineCharts.DEFAULTS_STATE_POINTS) {
