@@ -53,6 +53,17 @@ public final class HeadlineCharts {
     /** One measured point: {@code millions} impressions restored, the run's results file and its variant in {@code format}. */
     record StatePoint(int millions, String file, String variant, String format) {}
 
+    /** Recovery after a TaskManager kill on Flink's default configuration (run-recovery.sh): each size's file and section. */
+    static final List<RecoveryPoint> DEFAULTS_RECOVERY_POINTS = List.of(
+            new RecoveryPoint(10, "flink-defaults-10m-recovery.txt", "Bloom", "bloom"),
+            new RecoveryPoint(10, "flink-defaults-10m-recovery.txt", "Fingerprints", "fingerprints"),
+            new RecoveryPoint(50, "flink-defaults-50m-recovery.txt", "Bloom", "bloom"),
+            new RecoveryPoint(50, "flink-defaults-50m-recovery.txt", "Fingerprints", "fingerprints"),
+            new RecoveryPoint(200, "flink-defaults-200m-recovery.txt", "", "fingerprints"));
+
+    /** One recovery: {@code millions} restored, the results file, its "## " section ("" for a file of one run), the format. */
+    record RecoveryPoint(int millions, String file, String section, String format) {}
+
     private static final double NONE = Double.NaN;
 
     private HeadlineCharts() {}
@@ -71,6 +82,7 @@ public final class HeadlineCharts {
         bytesPerImpression(results, img.resolve("bytes-per-impression.png"));
         stateSizeOnFlinkDefaults(results, img.resolve("state-size-flink-defaults.png"),
                 img.resolve("state-size-checkpoint-bytes-flink-defaults.png"));
+        recoveryOnFlinkDefaults(results, img.resolve("state-size-recovery-flink-defaults.png"));
     }
 
     /** The newest results file of a kind: DATE-name, DATE as yyyy-MM-dd. */
@@ -175,6 +187,34 @@ public final class HeadlineCharts {
                 "steady rate / keyed pass-through's (same run)", byFormat(ratio), false, false, 0.0, 1.0, Styler.LegendPosition.InsideNE);
         Charts.lines(checkpointPng, "Checkpoint bytes uploaded per output record, 4M-record runs (Flink's default configuration)", x,
                 "bytes per output record", byFormat(bytes), false, false, 0.0, null, Styler.LegendPosition.InsideNW);
+    }
+
+    /** Seconds from a TaskManager's kill to every task running again, by the state restored, both formats. */
+    private static void recoveryOnFlinkDefaults(Path results, Path png) throws IOException {
+        Map<String, List<double[]>> seconds = new LinkedHashMap<>();
+        for (RecoveryPoint point : DEFAULTS_RECOVERY_POINTS) {
+            double killToRunning = killToRunning(read(latest(results, point.file()), png), point.section());
+            seconds.computeIfAbsent(point.format(), f -> new ArrayList<>()).add(new double[] {point.millions(), killToRunning});
+        }
+        Charts.lines(png, "Recovery after a TaskManager kill (Flink's default configuration, run-recovery.sh)",
+                "impressions in state when the run starts (millions)", "seconds from the kill to every task running", byFormat(seconds),
+                false, false, 0.0, null, Styler.LegendPosition.InsideSE);
+    }
+
+    /**
+     * The "kill->running" seconds of run-recovery.sh's kill row in the section headed {@code "## " + section} (the whole file
+     * for {@code ""}).
+     */
+    static double killToRunning(List<String> lines, String section) {
+        boolean in = section.isEmpty();
+        for (String line : lines) {
+            if (line.startsWith("## ")) {
+                in = line.substring(3).startsWith(section);
+            } else if (in && line.startsWith("kill\t")) {
+                return Double.parseDouble(line.split("\t")[2]);
+            }
+        }
+        throw new IllegalArgumentException("no kill row" + (section.isEmpty() ? "" : " under ## " + section));
     }
 
     /** Points by format as the chart's series: "Bloom filters" and "fingerprints", x then y, in the order measured. */

@@ -68,4 +68,16 @@ class HeadlineChartsTest {
                     .as("%s: a run of its newest file has the variant", point).isTrue();
         }
     }
+
+    @Test
+    void recoverySecondsOfEachFormatFromItsSection() throws IOException {
+        List<String> lines = results("2026-11-28-flink-defaults-50m-recovery.txt");
+        assertThat(HeadlineCharts.killToRunning(lines, "Bloom")).isEqualTo(31.8);
+        assertThat(HeadlineCharts.killToRunning(lines, "Fingerprints")).isEqualTo(25.9);
+        assertThat(HeadlineCharts.killToRunning(results("2026-12-06-flink-defaults-200m-recovery.txt"), "")).isEqualTo(26.5);
+        for (HeadlineCharts.RecoveryPoint point : HeadlineCharts.DEFAULTS_RECOVERY_POINTS) {
+            assertThat(HeadlineCharts.killToRunning(Files.readAllLines(HeadlineCharts.latest(Path.of("results"), point.file())),
+                    point.section())).as(point.toString()).isPositive();
+        }
+    }
 }
