@@ -12,10 +12,8 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.core.fs.FileInputSplit;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -77,46 +75,30 @@ final class HistorySource {
         return "topic " + topic + " (" + endOffsets.size() + " partitions, end offsets summing to " + records + ", read committed)";
     }
 
-    /** Whether the history is a file, whose newest timestamp {@link #newestInFile} reads in this JVM. */
+    /** Whether the history is a file, which {@link #scanFile} scans in this JVM. */
     boolean isFile() {
         return file != null;
     }
 
     /**
-     * The first pass over a file, in this JVM: the newest event time of its impressions (the rows {@link HistoryFileRows}
-     * takes: not the header, no bad row, none before {@code --min-event-time}), or {@code null} if it holds none. It
-     * reads the file as the state pass does ({@link NumberedLineInputFormat}, {@link HistoryRowParser}) but needs no
-     * digest, no shard and no job: a Flink job for it read 20M rows in about 36 s, most of it digests and the shuffle.
+     * The parts the file is read in by {@code threads} subtasks, found by one scan in this JVM with as many threads
+     * ({@link HistoryFileParts}), which also reads the newest event time of its impressions if {@code findNewest} (the
+     * rows {@link HistoryFileRows} takes: not the header, no bad row, none before {@code --min-event-time}). A Flink
+     * job for that first pass read 20M rows in about 36 s, most of it digests and the shuffle; a scan needs neither.
      */
-    Long newestInFile() throws IOException {
-        NumberedLineInputFormat format = new NumberedLineInputFormat(file);
-        format.configure(new Configuration());
-        HistoryRowParser parser = new HistoryRowParser(minEventTime);
-        Long newest = null;
-        for (FileInputSplit split : format.createInputSplits(1)) {
-            format.open(split);
-            try {
-                while (!format.reachedEnd()) {
-                    NumberedLine line = format.nextRecord(null);
-                    if (line.text != null) {
-                        HistoryRowParser.Row row = parser.parse(line.number, line.text);
-                        if (row.isImpression() && (newest == null || row.eventTime() > newest)) {
-                            newest = row.eventTime();
-                        }
-                    }
-                }
-            } finally {
-                format.close();
-            }
-        }
-        return newest;
+    HistoryFileParts scanFile(int threads, boolean findNewest) throws IOException {
+        return HistoryFileParts.scan(file, minEventTime, HistoryFileParts.BY_SIZE, threads, findNewest);
     }
 
-    /** The history's impressions in {@code env}, those expired at {@code horizon} skipped ({@code null}: none). */
-    DataStream<HistoryImpression> impressions(StreamExecutionEnvironment env, int shards, HistoryHorizon horizon) {
+    /**
+     * The history's impressions in {@code env}, those expired at {@code horizon} skipped ({@code null}: none); a file is
+     * read in its {@code parts} ({@link #scanFile}) by as many subtasks as the rest of the job, each part's lines parsed
+     * in the subtask that reads them.
+     */
+    DataStream<HistoryImpression> impressions(StreamExecutionEnvironment env, int shards, HistoryHorizon horizon, HistoryFileParts parts) {
         if (file != null) {
-            return env.createInput(new NumberedLineInputFormat(file), Types.POJO(NumberedLine.class))
-                    .name("History file").setParallelism(1)
+            return env.createInput(new NumberedLineInputFormat(file, parts), Types.POJO(NumberedLine.class))
+                    .name("History file")
                     .flatMap(new HistoryFileRows(shards, horizon, secret, minEventTime)).name("History rows")
                     .returns(Types.POJO(HistoryImpression.class));
         }

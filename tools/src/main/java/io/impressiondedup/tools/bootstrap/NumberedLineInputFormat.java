@@ -8,6 +8,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.flink.api.common.io.FileInputFormat;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -17,8 +18,9 @@ import org.apache.flink.core.fs.Path;
 
 /**
  * Reads a history file line by line with each line's number, streamed (a file larger than memory is
- * fine; a {@code .gz} or other compressed file Flink knows is decompressed). The file is one split, read
- * from its start, so the numbers are the file's. (Flink's {@code FileSource} lives in
+ * fine; a {@code .gz} or other compressed file Flink knows is decompressed). A split is a part of the
+ * file ({@link HistoryFileParts}): it begins at a line start and knows the number of its first line, so
+ * subtasks read parts side by side and the numbers are the file's. (Flink's {@code FileSource} lives in
  * flink-connector-files, which this build cannot resolve; the {@link FileInputFormat} of flink-core
  * streams the same way.)
  *
@@ -31,18 +33,37 @@ final class NumberedLineInputFormat extends FileInputFormat<NumberedLine> implem
     private static final long serialVersionUID = 1L;
     static final int MAX_LINE_BYTES = 1 << 20;
 
+    private final HistoryFileParts parts;
     private transient LineReader reader;
     private transient NumberedLine next;
 
-    NumberedLineInputFormat(String file) {
+    NumberedLineInputFormat(String file, HistoryFileParts parts) {
         super(new Path(file));
-        this.unsplittable = true; // line numbers count from the start of the file
+        this.parts = parts;
+    }
+
+    /**
+     * One split a part, in the file's order, under the file's path as its file system gives it: Flink's file source
+     * matches splits to the files it lists by that path, and reads no split of a path it did not list.
+     */
+    @Override
+    public FileInputSplit[] createInputSplits(int minNumSplits) throws IOException {
+        Path file = getFilePaths()[0];
+        Path listed = file.getFileSystem().getFileStatus(file).getPath();
+        List<HistoryFileParts.Part> all = parts.parts();
+        FileInputSplit[] splits = new FileInputSplit[all.size()];
+        for (int i = 0; i < splits.length; i++) {
+            HistoryFileParts.Part part = all.get(i);
+            splits[i] = new FileInputSplit(i, listed, part.start(), part.length(), null);
+        }
+        return splits;
     }
 
     @Override
     public void open(FileInputSplit split) throws IOException {
         super.open(split);
-        reader = new LineReader(stream);
+        HistoryFileParts.Part part = parts.parts().get(split.getSplitNumber());
+        reader = new LineReader(stream, part.firstLine(), part.length());
         next = reader.read();
     }
 
@@ -64,9 +85,9 @@ final class NumberedLineInputFormat extends FileInputFormat<NumberedLine> implem
     }
 
     /**
-     * The numbered lines of a stream. It reads the stream in chunks and finds line ends by scanning them (not byte by
-     * byte through a synchronized stream), and decodes each line with one reused strict decoder: the history file is
-     * read by one task, so this loop bounds a bootstrap's speed.
+     * The numbered lines of a stream, or of a part of it. It reads the stream in chunks and finds line ends by scanning
+     * them (not byte by byte through a synchronized stream); an ASCII line becomes its string directly, any other is
+     * decoded with one reused strict decoder. Every line of a history passes here twice (the scan, the state pass).
      */
     static final class LineReader {
         private static final int CHUNK_BYTES = 1 << 16;
@@ -82,9 +103,19 @@ final class NumberedLineInputFormat extends FileInputFormat<NumberedLine> implem
         /** The bytes of a line that spans chunks, up to {@value #MAX_LINE_BYTES}. */
         private byte[] line = new byte[256];
         private long number;
+        /** Bytes still to read of the part; -1: to the end of the stream. */
+        private long remaining;
 
+        /** The lines of a whole stream, numbered from 1. */
         LineReader(InputStream in) {
+            this(in, 1, -1);
+        }
+
+        /** The lines of the next {@code length} bytes of {@code in} (-1: all of them), numbered from {@code firstLine}. */
+        LineReader(InputStream in, long firstLine, long length) {
             this.in = in;
+            this.number = firstLine - 1;
+            this.remaining = length;
         }
 
         /** The next line, or {@code null} at the end of the stream. */
@@ -124,6 +155,9 @@ final class NumberedLineInputFormat extends FileInputFormat<NumberedLine> implem
             if (length > 0 && line[length - 1] == '\r') {
                 length--;
             }
+            if (isAscii(line, length)) { // most histories: the same string as decoded, without the decoder's buffers
+                return new NumberedLine(number, new String(line, 0, length, StandardCharsets.ISO_8859_1), null);
+            }
             try {
                 String text = utf8.reset().decode(ByteBuffer.wrap(line, 0, length)).toString();
                 return new NumberedLine(number, text, null);
@@ -135,16 +169,28 @@ final class NumberedLineInputFormat extends FileInputFormat<NumberedLine> implem
         /** Reads the next chunk; false at the end of the stream. */
         private boolean fill() throws IOException {
             while (!endOfStream) {
-                int read = in.read(chunk, 0, chunk.length);
+                int read = remaining == 0 ? -1 : in.read(chunk, 0, remaining < 0 ? chunk.length : (int) Math.min(chunk.length, remaining));
                 if (read < 0) {
                     endOfStream = true;
                 } else if (read > 0) {
                     chunkStart = 0;
                     chunkEnd = read;
+                    if (remaining > 0) {
+                        remaining -= read;
+                    }
                     return true;
                 }
             }
             return false;
+        }
+
+        private static boolean isAscii(byte[] bytes, int length) {
+            for (int i = 0; i < length; i++) {
+                if (bytes[i] < 0) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private static int indexOfNewline(byte[] bytes, int from, int to) {

@@ -7,12 +7,11 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Groups the history's impressions into batches of one shard ({@link HistoryBatch}), so that the state writer
- * reads and writes a shard's directory once per batch instead of once per impression, and each of its page
- * groups once per batch however many of the batch's impressions it holds ({@code
- * FormatStores#cachedWithinShard}). A batch leaves when it is full, and every other one at the end of
- * the input. An impression's batch keeps the order the impressions came in; which copy of an impression a
- * writer meets first was never an order the history kept (see {@link HistoryStateWriter}).
+ * Groups the history's impressions into batches of one shard ({@link HistoryBatch}), so that the state writer reads and
+ * writes a shard's directory once per batch instead of once per impression (its pages, once a shard: {@link
+ * HistoryStateWriter}). A batch leaves when it is full, and every other one at the end of the input. An impression's
+ * batch keeps the order the impressions came in; which copy of an impression a writer meets first was never an order
+ * the history kept (see {@link HistoryStateWriter}).
  *
  * <p>Memory: one open batch per shard of {@value #BATCH_SIZE} impressions of 40 B, 320 KiB, so 40 MiB per
  * subtask with the default 128 shards. With a shard's pages on plan about 700 groups per bucket (12M

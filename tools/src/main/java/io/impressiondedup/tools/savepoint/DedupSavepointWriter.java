@@ -8,6 +8,7 @@ import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.StateBootstrapTransformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 
 /**
  * Turns a stream of the dedup operator's future state into the transformation a {@link SavepointWriter}
@@ -28,9 +29,11 @@ public final class DedupSavepointWriter {
     public static <IN> StateBootstrapTransformation<IN> transformation(
             DataStream<IN> elements, ShardKeys shardKeys, ShardOf<IN> shardOf, DedupStateWriter<IN> writer) {
         KeySelector<IN, Integer> key = element -> shardKeys.keyOf(shardOf.shardOf(element));
+        WatchedStateWriter<IN> watched = new WatchedStateWriter<>(writer, ToolEnvironment.runOf(elements.getExecutionEnvironment()));
         return OperatorTransformation.bootstrapWith(elements)
                 .keyBy(key, Types.INT)
-                .transform(new WatchedStateWriter<>(writer, ToolEnvironment.runOf(elements.getExecutionEnvironment())));
+                .transform((timestamp, savepointPath) -> SimpleOperatorFactory.of(
+                        new ShardStateWriterOperator<>(timestamp, savepointPath, watched, shardKeys)));
     }
 
     /** {@link ShardEntry}s written back as they are, each under its own {@link ShardEntry#shard}. */

@@ -5,6 +5,7 @@ import io.impressiondedup.operators.dedup.restore.RestoreContract;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import java.util.function.IntConsumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -31,6 +32,9 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     private final String dedupKey;
     private String timeOptions;
     private Long lateBefore;
+
+    /** Makes a shard's key current ({@link ShardStateWriterOperator}); set before {@link #open}. */
+    private transient IntConsumer shardKeySelector;
 
     protected transient ValueState<BucketFilters> directory;
     protected transient MapState<Long, PageGroup> pages;
@@ -67,6 +71,25 @@ public abstract class DedupStateWriter<IN> extends KeyedStateBootstrapFunction<I
     protected long weight(IN element) {
         return 1;
     }
+
+    /** Given by the operator that runs this writer, before {@link #open}: how {@link #selectShardKey} makes a key current. */
+    void selectShardKeysWith(IntConsumer shardKeySelector) {
+        this.shardKeySelector = shardKeySelector;
+    }
+
+    /**
+     * Makes {@code shard}'s key the current key of the keyed state, so that a writer may write a shard other than the one
+     * of the element it is given: what it kept from earlier elements of that shard.
+     */
+    protected final void selectShardKey(int shard) {
+        shardKeySelector.accept(shard);
+    }
+
+    /**
+     * The input has ended; the savepoint is taken next. A writer that keeps changes of earlier elements writes them here
+     * ({@link #selectShardKey}); none by default.
+     */
+    protected void endOfInput() throws Exception {}
 
     @Override
     public void open(OpenContext openContext) throws Exception {

@@ -1,5 +1,6 @@
 package io.impressiondedup.tools.savepoint;
 
+import java.util.function.IntConsumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -65,6 +66,21 @@ final class WatchedStateWriter<IN> extends KeyedStateBootstrapFunction<Integer, 
             throw e;
         }
         StateFunctionReports.wrote(run, writer.weight(element));
+    }
+
+    /** The writer's {@link DedupStateWriter#selectShardKeysWith}. */
+    void selectShardKeysWith(IntConsumer shardKeySelector) {
+        writer.selectShardKeysWith(shardKeySelector);
+    }
+
+    /** The writer's {@link DedupStateWriter#endOfInput}, reported as writing if it fails. */
+    void endOfInput() throws Exception {
+        try {
+            writer.endOfInput();
+        } catch (Exception | Error e) {
+            StateFunctionReports.failed(run, StateFunctionFailure.threw("writing", subtask(), subtasks(), e));
+            throw e;
+        }
     }
 
     @Override

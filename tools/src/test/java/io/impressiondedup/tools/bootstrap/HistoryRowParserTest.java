@@ -50,6 +50,22 @@ class HistoryRowParserTest {
     }
 
     @Test
+    void theSimpleRowPathReadsEveryLineAsTheGeneralPathDoes() {
+        String[] lines = {"r1,ad1,946684800000", "r1,ad1,946684799999", "r1,ad1,1763805600000", "r1,ad1,-1", "r1,ad1,+1763805600000",
+                "r1,ad1,-", "r1,ad1,", "r1,ad1,1.5", "r1,ad1,9223372036854775807", "r1,ad1,9223372036854775808",
+                "r1,ad1,12345678901234567890", "r1,ad1,00000000000000000001763805600000", "r1,ad1,0001763805600000", ",ad1,1763805600000",
+                "r1,,1763805600000", "r1,ad1", "r1", "", ",,", "r1,ad1,1763805600000,", "r1,ad1,17638056,00000", "\"r1\",ad1,1763805600000",
+                "r1,ad1,\"1763805600000\"", "r\"1,ad1,1763805600000", "r1,ad1,2025-11-22T10:00:00Z", "requestId,adId,timestamp",
+                " r1, ad1,1763805600000", "r1,ad1, 1763805600000", "r1,ad1,1763805600000 ", "r1,ad1,\u0661\u0662"};
+        for (long lineNumber : new long[] {1, 2}) {
+            for (String line : lines) {
+                assertThat(parser.parse(lineNumber, line)).as("line %s: %s", lineNumber, line)
+                        .isEqualTo(parser.parseGeneral(lineNumber, line));
+            }
+        }
+    }
+
+    @Test
     void aTimestampBeforeTheMinimumEventTimeIsBadAsTheJobDeadLettersIt() {
         assertThat(parser.parse(4, "r1,ad1,946684799999").error())
                 .isEqualTo("line 4: timestamp 946684799999 is before --min-event-time 2000-01-01T00:00:00Z (the job dead-letters such records)");

@@ -21,7 +21,7 @@ class HistorySourceTest {
     private Long newestIn(String name, byte[] content) throws Exception {
         Path file = dir.resolve(name);
         Files.write(file, content);
-        return HistorySource.ofFile(file.toString(), null, MIN_EVENT_TIME).newestInFile();
+        return HistorySource.ofFile(file.toString(), null, MIN_EVENT_TIME).scanFile(2, true).newest();
     }
 
     @Test
