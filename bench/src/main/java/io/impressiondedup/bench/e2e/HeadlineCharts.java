@@ -48,6 +48,7 @@ public final class HeadlineCharts {
             new StatePoint(20, "flink-defaults-20m-fingerprints.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
             new StatePoint(50, "flink-defaults-50m.txt", "dedup-rocksdb-restored", "bloom"),
             new StatePoint(50, "flink-defaults-50m.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
+            new StatePoint(200, "flink-defaults-200m-bloom.txt", "dedup-rocksdb-restored", "bloom"),
             new StatePoint(200, "flink-defaults-200m.txt", "dedup-rocksdb-restored", "fingerprints"));
 
     /** One measured point: {@code millions} impressions restored, the run's results file and its variant in {@code format}. */
@@ -59,6 +60,7 @@ public final class HeadlineCharts {
             new RecoveryPoint(10, "flink-defaults-10m-recovery.txt", "Fingerprints", "fingerprints"),
             new RecoveryPoint(50, "flink-defaults-50m-recovery.txt", "Bloom", "bloom"),
             new RecoveryPoint(50, "flink-defaults-50m-recovery.txt", "Fingerprints", "fingerprints"),
+            new RecoveryPoint(200, "flink-defaults-200m-bloom-recovery.txt", "", "bloom"),
             new RecoveryPoint(200, "flink-defaults-200m-recovery.txt", "", "fingerprints"));
 
     /** One recovery: {@code millions} restored, the results file, its "## " section ("" for a file of one run), the format. */

@@ -75,6 +75,7 @@ class HeadlineChartsTest {
         assertThat(HeadlineCharts.killToRunning(lines, "Bloom")).isEqualTo(31.8);
         assertThat(HeadlineCharts.killToRunning(lines, "Fingerprints")).isEqualTo(25.9);
         assertThat(HeadlineCharts.killToRunning(results("2026-12-06-flink-defaults-200m-recovery.txt"), "")).isEqualTo(26.5);
+        assertThat(HeadlineCharts.killToRunning(results("2026-12-06-flink-defaults-200m-bloom-recovery.txt"), "")).isEqualTo(22.3);
         for (HeadlineCharts.RecoveryPoint point : HeadlineCharts.DEFAULTS_RECOVERY_POINTS) {
             assertThat(HeadlineCharts.killToRunning(Files.readAllLines(HeadlineCharts.latest(Path.of("results"), point.file())),
                     point.section())).as(point.toString()).isPositive();
