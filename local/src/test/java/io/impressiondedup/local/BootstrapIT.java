@@ -117,6 +117,9 @@ class BootstrapIT {
         assertThat(inserted(result)).isBetween((long) (emittedByA.size() * (1 - 4 * FPP)), (long) emittedByA.size());
 
         List<Impression> history = readImpressions("out-a");
+        long newest = history.stream().mapToLong(Impression::time).max().orElseThrow();
+        assertThat(result.stderr()).as("the first pass over the topic finds the newest timestamp of its impressions")
+                .contains("--as-of " + java.time.Instant.ofEpochMilli(newest) + " (the newest timestamp in the history)");
         Random random = new Random(42);
         List<Impression> input = copiesAndNew(history, random, "new-b-");
         Set<String> output = runJob("b", savepoint, input);

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -146,15 +145,16 @@ public final class BootstrapCommand {
 
     /**
      * The first pass over a topic: the newest event time of its impressions, or {@code null} if it has none, by a Flink
-     * job (a file's is read by its scan, {@link HistorySource#scanFile}).
+     * job (a file's is read by its scan, {@link HistorySource#scanFile}). Each subtask keeps the newest of what it reads
+     * and gives it at the end of its input; a {@code keyBy} to one key before a {@code reduce} sorted every record's time
+     * first in batch execution (17 of the 62 s of a 10M-record topic's bootstrap).
      */
     private static Long newestInTopic(HistorySource history, Settings settings) throws Exception {
         StreamExecutionEnvironment env = ToolEnvironment.create(settings.parallelism);
-        KeySelector<Long, Integer> all = time -> 0;
         List<Long> newest = new ArrayList<>();
         ToolEnvironment.collect(history.impressions(env, settings.plan.shards(), null, null)
                 .map(impression -> impression.eventTime).returns(Types.LONG)
-                .keyBy(all, Types.INT)
+                .fullWindowPartition()
                 .reduce(Math::max), "dedup-tools bootstrap: newest timestamp", newest::add);
         return newest.stream().max(Long::compare).orElse(null);
     }
