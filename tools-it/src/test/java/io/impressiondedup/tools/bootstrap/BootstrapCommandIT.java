@@ -176,6 +176,40 @@ class BootstrapCommandIT {
         assertThat(out.toString(StandardCharsets.UTF_8)).containsPattern("inserted +" + String.format(java.util.Locale.ROOT, "%,d", rows) + "\n");
     }
 
+    /**
+     * A compressed history is read whole by one subtask (a compressed stream is read from its start), a plain one in parts by
+     * both: the same rows, counts and line numbers either way.
+     */
+    @Test
+    void aCompressedHistoryIsReadWholeAndCountedAsThePlainOne() throws Exception {
+        StringBuilder rows = new StringBuilder("requestId,adId,timestamp\n");
+        for (int i = 0; i < 3_000; i++) {
+            rows.append("req-").append(i).append(",ad-").append(i % 5).append(',').append(NEWEST - i * 1_000L).append('\n');
+            if (i == 1_500) {
+                rows.append("req-bad,ad-1\n"); // line 1,503
+            }
+        }
+        byte[] plain = rows.toString().getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write(plain);
+        }
+        List<String> summaries = new ArrayList<>();
+        for (Path history : List.of(Files.write(dir.resolve("history.csv"), plain), Files.write(dir.resolve("history.csv.gz"), gz.toByteArray()))) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int exit = DedupTools.run(new String[] {"bootstrap", "--from-file", history.toString(), "--output",
+                    dir.resolve("savepoint-" + history.getFileName()).toString(), "--capacity", "100000", "--state-backend", "hashmap",
+                    "--parallelism", "2"}, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+            String summary = out.toString(StandardCharsets.UTF_8);
+            assertThat(summary).as(history.toString()).containsPattern("rows read +3,001\n").containsPattern("bad \\(skipped\\) +1\n")
+                    .contains("line 1503: expected 3 fields");
+            summaries.add(summary.substring(summary.indexOf("rows read")));
+        }
+        assertThat(summaries.get(1)).isEqualTo(summaries.get(0));
+    }
+
     @Test
     void withoutAHistorySourceTheCommandLineIsRejectedNamingBothOptions() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
