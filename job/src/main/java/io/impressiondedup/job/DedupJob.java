@@ -235,6 +235,8 @@ public final class DedupJob {
                     .transform(DedupOperator.NAME, Impression.TYPE_INFO, new DedupOperator(config.dedupSettings()))
                     .uid(DedupOperator.UID)
                     .name(DedupOperator.NAME);
+            // A share of the slot's managed memory for the page caches' off-heap tier, beside RocksDB's (DedupOperator).
+            unique.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(DedupOperator.MANAGED_MEMORY_USE_CASE, 1);
             return new DedupStage.Deduplicated(unique, unique.getSideOutput(DedupOperator.LATE), unique.getSideOutput(DedupOperator.DUPLICATES),
                     config.statsTopic().isPresent() ? unique.getSideOutput(DedupOperator.OUTCOMES) : null);
         };

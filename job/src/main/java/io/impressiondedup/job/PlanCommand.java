@@ -66,7 +66,8 @@ public final class PlanCommand {
             return "Page-group cache per subtask: " + holding(plan, budget.fixedBytes()) + "\n";
         }
         return "Page-group cache per subtask: " + budget.describe() + " (--page-cache-bytes fixes it); with 4 slots on Flink's default"
-                + " TaskManager (384 MiB of task heap): " + holding(plan, PageCacheBudget.shareOf(FLINK_DEFAULT_TASK_HEAP_BYTES, 4)) + "\n";
+                + " TaskManager (384 MiB of task heap): " + holding(plan, PageCacheBudget.shareOf(FLINK_DEFAULT_TASK_HEAP_BYTES, 4)) + "\n"
+                + "  On rocksdb, behind it: an off-heap tier in the operator's share of the slot's managed memory (64 MiB a slot there).\n";
     }
 
     private static String holding(DedupPlan plan, long bytes) {

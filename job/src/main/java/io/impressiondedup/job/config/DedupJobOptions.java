@@ -160,7 +160,10 @@ public final class DedupJobOptions {
                     + " (taskmanager.memory.task.heap.size / numberOfTaskSlots, read where the subtask runs), so the state is"
                     + " served from memory wherever the TaskManager has it: 64 MiB on Flink's default 1728m TaskManager with 4"
                     + " slots, 256 MiB with 1. Default with hashmap: 0 (state is heap objects already; the cache must keep its"
-                    + " own copies there, so each cached group is held twice)."),
+                    + " own copies there, so each cached group is held twice). With rocksdb, behind this heap cache, the pages it"
+                    + " evicts are kept serialized in the operator's share of its slot's managed memory (half a slot's with Flink's"
+                    + " default consumer weights, RocksDB getting the other half: 64 MiB on the default TaskManager with 4 slots),"
+                    + " whatever this option says; only what that tier evicts, and the checkpoints, reach RocksDB."),
             b -> b.getBytes() < (1L << 40), "a heap size such as 64mb, or 0 to turn the cache off");
     public static final ConfigOption<Double> SHARD_STATE_CAP = declare(ConfigOptions.key("shard-state-cap").doubleType()
             .defaultValue(DedupPlan.DEFAULT_SHARD_STATE_CAP)

@@ -18,9 +18,15 @@ import io.impressiondedup.state.identity.FingerprintScheme;
 import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import io.impressiondedup.state.time.TimeBuckets;
+import java.util.List;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.MemoryAllocationException;
+import org.apache.flink.runtime.memory.MemoryManager;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -80,6 +86,12 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     /** Stable operator id: savepoints map state to it. Never change it. */
     public static final String UID = "impression-dedup";
     public static final String NAME = "Deduplicate impressions";
+    /**
+     * The managed memory the operator uses, for its page caches' off-heap tier ({@code OffHeapPageTier}): the job declares it on
+     * the operator's transformation ({@code Transformation#declareManagedMemoryUseCaseAtOperatorScope}), so that Flink gives the
+     * operator a share of its slot's managed memory beside the state backend's.
+     */
+    public static final ManagedMemoryUseCase MANAGED_MEMORY_USE_CASE = ManagedMemoryUseCase.OPERATOR;
 
     /** Records too late to be deduplicated safely, as dead letters with reason {@code late}. */
     public static final OutputTag<DeadLetter> LATE = new OutputTag<>("late-impressions", DeadLetter.TYPE_INFO);
@@ -159,10 +171,11 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         shardKeys = new ShardKeys(plan.shards(), getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         directories = new BucketDirectoryCache(directoryState, plan.shards(), this::selectShard);
         directories.restoreAll(getKeyedStateBackend(), shardKeys); // before the stores: their caches follow the formats held
+        boolean copies = !getKeyedStateBackend().isSafeToReuseKVState();
         pageStores = FormatStores.open(getPartitionedState(DedupStateLayout.pages()), getPartitionedState(DedupStateLayout.fingerprintPages()),
                 getPartitionedState(DedupStateLayout.pageJournal()), plan, settings.pageCacheBudget(), getContainingTask().getEnvironment()
-                .getTaskManagerInfo().getConfiguration(), directories.directories(), this::selectShard,
-                !getKeyedStateBackend().isSafeToReuseKVState(), metrics);
+                .getTaskManagerInfo().getConfiguration(), copies ? List.of() : tierMemory(), directories.directories(), this::selectShard,
+                copies, metrics);
         growthWarnings = new FilterGrowthWarnings(LOG, buckets, metrics.filterExpansions, metrics.cappedInsertions);
         Object currentKey = getCurrentKey();
         pageStores.replayJournals(getKeyedStateBackend(), shardKeys, directories::get); // after the directories
@@ -173,6 +186,39 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
         updateGauges();
         long interval = settings.gaugeInterval().toMillis();
         getProcessingTimeService().scheduleWithFixedDelay(time -> updateGauges(), interval, interval);
+    }
+
+    /**
+     * The managed memory of the page caches' off-heap tier ({@code PageCacheBudget}): the operator's share of its slot's managed
+     * memory, which the job declares ({@link #MANAGED_MEMORY_USE_CASE}), or the settings' fixed size; released in {@link #close()}.
+     */
+    private List<MemorySegment> tierMemory() throws Exception {
+        Environment environment = getContainingTask().getEnvironment();
+        MemoryManager memory = environment.getMemoryManager();
+        double fraction = getOperatorConfig().getManagedMemoryFractionOperatorUseCaseOfSlot(MANAGED_MEMORY_USE_CASE,
+                environment.getJobConfiguration(), environment.getTaskManagerInfo().getConfiguration(),
+                environment.getUserCodeClassLoader().asClassLoader());
+        long bytes = settings.pageCacheBudget().resolveTier(memory.computeMemorySize(fraction));
+        int pages = (int) Math.min(Integer.MAX_VALUE, bytes / memory.getPageSize());
+        boolean cacheOff = !settings.pageCacheBudget().isShareOfTaskHeap() && settings.pageCacheBudget().fixedBytes() == 0;
+        if (pages == 0 || cacheOff) {
+            return List.of();
+        }
+        try {
+            return memory.allocatePages(this, pages);
+        } catch (MemoryAllocationException e) { // served without the tier rather than failed: the state is the same either way
+            LOG.warn("No off-heap page tier: {} pages of managed memory were not available ({})", pages, e.getMessage());
+            return List.of();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            getContainingTask().getEnvironment().getMemoryManager().releaseAll(this);
+        }
     }
 
     @Override
@@ -343,8 +389,9 @@ public final class DedupOperator extends AbstractStreamOperator<Impression>
     public void finish() throws Exception {
         directories.flush(); // the pages go with the final checkpoint's snapshot: all of them in a savepoint (stop --drain)
         updateGauges();
-        LOG.info("Final share, dedup subtask {}: {}; {}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share(),
-                metrics.pageCacheFigures());
+        String tier = pageStores.tierFigures();
+        LOG.info("Final share, dedup subtask {}: {}; {}{}", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), metrics.share(),
+                metrics.pageCacheFigures(), tier.isEmpty() ? "" : "; " + tier);
         super.finish();
     }
 }

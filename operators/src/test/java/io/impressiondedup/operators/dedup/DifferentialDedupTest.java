@@ -116,6 +116,14 @@ class DifferentialDedupTest {
                 .pageCacheBytes(4 * PageCacheBudget.bytesPerFingerprintPage(fingerprintPages)).build());
         variants.put("fingerprints-default-cache", DedupSettings.builder().plan(fingerprintPages)
                 .pageCacheBudget(PageCacheBudget.shareOfTaskHeap()).build());
+        // A heap cache of 8 pages and an off-heap tier of 64 KiB (2 pages of managed memory): most pages pass through the tier
+        // and many are evicted from it, dirty ones to state.
+        variants.put("tier-cache", DedupSettings.builder().plan(rocksdbPages)
+                .pageCacheBudget(PageCacheBudget.ofBytes(8 * DedupSettings.pageCacheBytesPerGroup(rocksdbPages)).withTierBytes(TIER_BYTES))
+                .build());
+        variants.put("fingerprints-tier-cache", DedupSettings.builder().plan(fingerprintPages)
+                .pageCacheBudget(PageCacheBudget.ofBytes(8 * PageCacheBudget.bytesPerFingerprintPage(fingerprintPages))
+                        .withTierBytes(TIER_BYTES)).build());
         return variants;
     }
 
@@ -131,6 +139,9 @@ class DifferentialDedupTest {
     private static boolean overPlan(String variant) {
         return variant.endsWith("over-plan");
     }
+
+    /** The off-heap tier of the {@code tier-cache} variants: two pages of the harness's managed memory. */
+    static final long TIER_BYTES = 64 << 10;
 
     /** The {@code over-plan} variant's planned unique impressions per day, on one shard. */
     static final long OVER_PLAN_CAPACITY = 120;
@@ -220,8 +231,9 @@ class DifferentialDedupTest {
                 Stream.of(Backend.values()).flatMap(b -> Stream.of(Arguments.of("defaults", b, 7), Arguments.of("defaults", b, 8),
                         Arguments.of("keyed", b, 9))),
                 Stream.of(Arguments.of("tiny-cache", Backend.ROCKSDB, 10), Arguments.of("default-cache", Backend.ROCKSDB, 11),
-                        Arguments.of("fingerprints-tiny-cache", Backend.ROCKSDB, 24), Arguments.of("fingerprints-tiny-cache", Backend.HASHMAP, 25))),
-                Set.of(6, 9));
+                        Arguments.of("fingerprints-tiny-cache", Backend.ROCKSDB, 24), Arguments.of("fingerprints-tiny-cache", Backend.HASHMAP, 25),
+                        Arguments.of("tier-cache", Backend.ROCKSDB, 26), Arguments.of("fingerprints-tier-cache", Backend.ROCKSDB, 27))),
+                Set.of(6, 9, 10, 11));
     }
 
     /** The same, with a snapshot at parallelism 2 in the middle restored at parallelism 3. */
@@ -404,7 +416,8 @@ class DifferentialDedupTest {
      */
     static Stream<Arguments> failuresOfSize(TestSize size) {
         return ofSize(size, Stream.of(Arguments.of("tiny-cache", 12), Arguments.of("default-cache", 13), Arguments.of("defaults", 14),
-                Arguments.of("fingerprints-tiny-cache", 23)), Set.of(0));
+                Arguments.of("fingerprints-tiny-cache", 23), Arguments.of("tier-cache", 28), Arguments.of("fingerprints-tier-cache", 29)),
+                Set.of(0, 4, 5));
     }
 
     /** Every case at the full size; at the quick size, those at the positions {@code quick} of the full size's. */
@@ -437,7 +450,7 @@ class DifferentialDedupTest {
                     failing.process((Impression) event);
                 }
             }
-            if (variant.endsWith("tiny-cache")) {
+            if (variant.endsWith("tiny-cache") || variant.endsWith("tier-cache")) {
                 assertThat(failing.counter(DedupMetrics.PAGE_CACHE_DIRTY_EVICTIONS)).as("dirty evictions").isPositive();
             }
         }

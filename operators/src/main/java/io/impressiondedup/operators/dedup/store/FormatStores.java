@@ -8,6 +8,8 @@ import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.StateFormat;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
+import io.impressiondedup.state.serialization.PageGroupSerializer;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.BitSet;
 import java.util.List;
@@ -17,6 +19,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.state.KeyedStateBackend;
@@ -43,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * that a record, which meets the buckets of both, finds both in memory (uncached, the other format's reads and writes
  * made a 20M-impression state run at 0.17 of the keyed pass-through, against 0.49 in one format: bench/results,
  * 2026-11-28-flink-defaults-20m-fingerprints.txt). A restart that finds only the plan's format gives it the whole budget
- * again. The state layout is the same with or without the cache.
+ * again. Behind each cache, on RocksDB, an off-heap tier in the operator's managed memory ({@link OffHeapPageTier}) holds
+ * what the heap evicts, split between the formats as the heap budget is. The state layout is the same with or without
+ * the cache and its tier.
  */
 public final class FormatStores {
 
@@ -55,12 +60,15 @@ public final class FormatStores {
     private final String cacheDescription;
     /** What checkpoints write instead of changed cached pages, or {@code null} (no cache, or no journal). */
     private final PageJournal journal;
+    /** The page caches, to report their off-heap tiers. */
+    private final List<PageCache<?>> caches = new java.util.ArrayList<>(2);
     private int shard;
 
     private FormatStores(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages, DedupPlan plan,
             int shards, PageCache<PageGroup> groupCache, PageCache<FingerprintPage> fingerprintCache, String cacheDescription,
             PageJournal journal) {
         this.journal = journal;
+        Stream.of(groupCache, fingerprintCache).filter(java.util.Objects::nonNull).forEach(caches::add);
         stores[StateFormat.BLOOM.ordinal()] = new BloomStore(pageGroups, groupCache, plan, journal);
         stores[StateFormat.FINGERPRINTS.ordinal()] = new FingerprintStore(fingerprintPages, fingerprintCache, plan, shards, journal);
         this.forNewBuckets = plan == null ? null : of(plan.stateFormat());
@@ -81,7 +89,7 @@ public final class FormatStores {
      */
     public static FormatStores cachedWithinShard(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
             long budgetBytes, DedupPlan plan) {
-        return cached(pageGroups, fingerprintPages, null, plan, budgetBytes, false, shard -> {}, false, new SimpleCounter(),
+        return cached(pageGroups, fingerprintPages, null, plan, budgetBytes, List.of(), false, shard -> {}, false, new SimpleCounter(),
                 new SimpleCounter(), new SimpleCounter());
     }
 
@@ -91,16 +99,19 @@ public final class FormatStores {
      * logs which format new buckets take and the cache. {@code restored} are the subtask's restored bucket directories:
      * if any holds a bucket of the other format than the plan's, both formats are cached (class comment).
      *
+     * @param tierMemory managed memory for the caches' off-heap tiers ({@link OffHeapPageTier}; empty: none), split between
+     *     the formats as the heap budget is; used only where state serializes ({@code copies} false)
      * @param selectShardKey makes a shard's key the current key, for write-backs of another shard's pages
      * @param copies whether the backend hands out its own objects, which a cached page must then not be
      *     ({@code KeyedStateBackend#isSafeToReuseKVState})
      */
     public static FormatStores open(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
-            ListState<byte[]> journal, DedupPlan plan, PageCacheBudget budget, Configuration taskManager, BucketFilters[] restored,
-            IntConsumer selectShardKey, boolean copies, DedupMetrics metrics) {
+            ListState<byte[]> journal, DedupPlan plan, PageCacheBudget budget, Configuration taskManager, List<MemorySegment> tierMemory,
+            BucketFilters[] restored, IntConsumer selectShardKey, boolean copies, DedupMetrics metrics) {
         long cacheBytes = budget.resolve(taskManager, Runtime.getRuntime().maxMemory());
-        FormatStores stores = cached(pageGroups, fingerprintPages, journal, plan, cacheBytes, holdsOtherFormat(restored, plan.stateFormat()),
-                selectShardKey, copies, metrics.pageCacheHits, metrics.pageCacheMisses, metrics.pageCacheDirtyEvictions);
+        FormatStores stores = cached(pageGroups, fingerprintPages, journal, plan, cacheBytes, copies ? List.of() : tierMemory,
+                holdsOtherFormat(restored, plan.stateFormat()), selectShardKey, copies, metrics.pageCacheHits, metrics.pageCacheMisses,
+                metrics.pageCacheDirtyEvictions);
         LOG.info("New buckets are stored as {} (--state-format); page cache: {}{}", plan.stateFormat().optionValue(),
                 stores.cacheDescription, budget.isShareOfTaskHeap() ? ", " + budget.describe() : "");
         return stores;
@@ -119,9 +130,17 @@ public final class FormatStores {
     }
 
     private static FormatStores cached(MapState<Long, PageGroup> pageGroups, MapState<Long, FingerprintPage> fingerprintPages,
-            ListState<byte[]> journal, DedupPlan plan, long cacheBytes, boolean bothFormats, IntConsumer selectShardKey, boolean copies,
-            Counter hits, Counter misses, Counter dirtyEvictions) {
+            ListState<byte[]> journal, DedupPlan plan, long budgetBytes, List<MemorySegment> tierMemory, boolean bothFormats,
+            IntConsumer selectShardKey, boolean copies, Counter hits, Counter misses, Counter dirtyEvictions) {
         boolean fingerprints = plan.stateFormat() == StateFormat.FINGERPRINTS;
+        long tierBytes = tierMemory.isEmpty() || budgetBytes == 0 ? 0 : (long) tierMemory.size() * tierMemory.get(0).size();
+        // The tiers' indexes are on the heap: they come out of the heap budget, unless that leaves it less than half.
+        long tierIndexBytes = OffHeapPageTier.indexHeapBytes(tierBytes);
+        if (tierBytes > 0 && tierIndexBytes > budgetBytes / 2) {
+            tierMemory = List.of();
+            tierBytes = 0;
+        }
+        long cacheBytes = budgetBytes - (tierBytes > 0 ? tierIndexBytes : 0);
         long bloomBytes = bothFormats ? cacheBytes / 2 : fingerprints ? 0 : cacheBytes;
         long fingerprintBytes = bothFormats ? cacheBytes - bloomBytes : fingerprints ? cacheBytes : 0;
         int groups = PageCache.groupsFor(bloomBytes, plan);
@@ -132,6 +151,15 @@ public final class FormatStores {
         PageCache<FingerprintPage> fingerprintCache = fingerprintPageCount == 0 ? null : new PageCache<>(fingerprintPages,
                 "fingerprint page", fingerprintBytes, FingerprintPage::heapBytes, fingerprintPageCount, PageCache.maxEntries(fingerprintPageCount),
                 selectShardKey, copies ? FingerprintPage::copy : null, hits, misses, dirtyEvictions);
+        List<MemorySegment> bloomTier = bothFormats ? tierMemory.subList(0, tierMemory.size() / 2) : fingerprints ? List.of() : tierMemory;
+        List<MemorySegment> fingerprintTier = bothFormats ? tierMemory.subList(tierMemory.size() / 2, tierMemory.size())
+                : fingerprints ? tierMemory : List.of();
+        if (groupCache != null && !bloomTier.isEmpty()) {
+            groupCache.attachTier(bloomTier, PageGroupSerializer.INSTANCE);
+        }
+        if (fingerprintCache != null && !fingerprintTier.isEmpty()) {
+            fingerprintCache.attachTier(fingerprintTier, FingerprintPageSerializer.INSTANCE);
+        }
         List<String> caches = new java.util.ArrayList<>(2);
         if (groupCache != null) {
             caches.add(groups + " Bloom page groups (" + bloomBytes + " bytes, at " + PageCache.bytesPerGroup(plan) + " each)");
@@ -141,7 +169,9 @@ public final class FormatStores {
                     + PageCache.bytesPerFingerprintPage(plan) + " each)");
         }
         String description = caches.isEmpty() ? "off" : String.join(" and ", caches)
-                + (bothFormats ? ", half the budget each while the restored state holds both formats" : "");
+                + (bothFormats ? ", half the budget each while the restored state holds both formats" : "")
+                + (tierBytes > 0 && !caches.isEmpty() ? "; an off-heap tier of " + tierBytes + " bytes of managed memory (its index "
+                        + tierIndexBytes + " bytes of the heap budget)" : "");
         PageJournal pageJournal = journal == null || caches.isEmpty() ? null : new PageJournal(journal, plan.shards());
         return new FormatStores(pageGroups, fingerprintPages, plan, plan.shards(), groupCache, fingerprintCache,
                 description + (pageJournal == null ? "" : ", changes journaled at checkpoints"), pageJournal);
@@ -261,6 +291,12 @@ public final class FormatStores {
             flushed += store.flush(selected);
         }
         return flushed;
+    }
+
+    /** "off-heap tier of ... bytes: ... pages, ... hits, ...", one part per cache with a tier; empty without one. */
+    public String tierFigures() {
+        return caches.stream().map(PageCache::tier).filter(java.util.Objects::nonNull).map(Object::toString)
+                .collect(Collectors.joining("; "));
     }
 
     /** The heap the caches hold, bytes. */

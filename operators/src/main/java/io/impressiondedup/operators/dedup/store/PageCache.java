@@ -7,10 +7,13 @@ import io.impressiondedup.state.identity.HashMixing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.List;
 import java.util.function.IntConsumer;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -53,6 +56,12 @@ import org.apache.flink.util.FlinkRuntimeException;
  * relink on every hit (LRU would cost two pointer writes per access on the hottest path), and close to
  * LRU for this access pattern: uniform over a shard's pages with a skew towards hot shards. A dirty
  * victim is written to state under its own shard's key, then the record's key is made current again.
+ *
+ * <p><b>Off-heap tier.</b> Where the operator has managed memory ({@link #attachTier}), a page the hand evicts goes there,
+ * serialized, clean or dirty ({@link OffHeapPageTier}), instead of to state; a miss asks the tier before state, and takes the
+ * page back with its dirty flag. {@link #flush}, {@link #addDirtyBytes} and {@link #forgetShard} cover both tiers, so the
+ * journal's rule and a checkpoint see a dirty page wherever it is. Only where state serializes (RocksDB): the heap backend
+ * keeps its pages as objects already.
  *
  * <p><b>Copies.</b> When the backend keeps state as objects (the heap backend: {@code
  * isSafeToReuseKVState() == false}), the cache keeps private copies (the given copier): of each page it reads
@@ -117,6 +126,8 @@ final class PageCache<V> {
     private int currentShard = -1;
     /** The entry of the last {@link #get} or {@link #put}, tried first by {@link #put}; may have been evicted since. */
     private int lastEntry = -1;
+    /** Where evicted pages go before state, or {@code null} (class comment). */
+    private OffHeapPageTier<V> tier;
 
     /**
      * @param state the pages' keyed state
@@ -212,6 +223,20 @@ final class PageCache<V> {
         return capacity;
     }
 
+    /**
+     * Evicted pages go to {@code memory} (managed memory segments of one size), serialized by {@code serializer}, before state
+     * (class comment). Only where state serializes: the heap backend's copies stay on the heap.
+     */
+    void attachTier(List<MemorySegment> memory, TypeSerializer<V> serializer) {
+        checkArgument(copier == null, "an off-heap tier is for a backend that serializes its state");
+        tier = new OffHeapPageTier<>(memory, serializer, this::writeToState);
+    }
+
+    /** The off-heap tier, or {@code null}. */
+    OffHeapPageTier<V> tier() {
+        return tier;
+    }
+
     /** Groups held (clean, dirty or known absent). */
     int size() {
         return used - freeCount;
@@ -231,6 +256,12 @@ final class PageCache<V> {
             lastEntry = entry;
             hits.inc();
             return groups[entry];
+        }
+        if (tier != null && tier.take(shard, key)) {
+            V group = tier.taken();
+            lastEntry = add(shard, key, group, tier.takenDirty() ? DIRTY : 0);
+            trimToBudget(lastEntry);
+            return group;
         }
         misses.inc();
         V stored;
@@ -256,7 +287,10 @@ final class PageCache<V> {
             heldBytes += weight - weights[entry];
             weights[entry] = weight;
         } else {
-            entry = add(shard, key, group, DIRTY); // evicted between the read and this write: cached again
+            if (tier != null) {
+                tier.discard(shard, key); // evicted between the read and this write: the tier's copy is older than this page
+            }
+            entry = add(shard, key, group, DIRTY); // cached again
         }
         lastEntry = entry;
         trimToBudget(entry);
@@ -280,6 +314,9 @@ final class PageCache<V> {
                 written++;
             }
         }
+        if (tier != null) {
+            written += tier.flush(selected);
+        }
         if (written > 0 && currentShard >= 0) {
             selectShardKey.accept(currentShard);
         }
@@ -292,6 +329,9 @@ final class PageCache<V> {
             if ((flags(entry) & (OCCUPIED | DIRTY)) == (OCCUPIED | DIRTY)) {
                 bytesByShard[shardOf(entry)] += weights[entry];
             }
+        }
+        if (tier != null) {
+            tier.addDirtyBytes(bytesByShard);
         }
     }
 
@@ -311,6 +351,9 @@ final class PageCache<V> {
                 release(entry);
                 freeEntries[freeCount++] = entry;
             }
+        }
+        if (tier != null) {
+            tier.forgetShard(shard);
         }
     }
 
@@ -444,7 +487,10 @@ final class PageCache<V> {
                 setFlags(entry, flags & ~REFERENCED);
                 continue;
             }
-            if ((flags & DIRTY) != 0) {
+            boolean dirty = (flags & DIRTY) != 0;
+            V group = groups[entry];
+            boolean held = tier != null && group != null && tier.add(shardOf(entry), keyOf(entry), group, dirty, weights[entry]);
+            if (dirty && !held) {
                 writeBack(entry, false);
                 dirtyEvictions.inc();
             }
@@ -480,6 +526,30 @@ final class PageCache<V> {
         }
         if (otherKey && !batch && currentShard >= 0) {
             selectShardKey.accept(currentShard);
+        }
+    }
+
+    /**
+     * Puts {@code page} into state under {@code shard}'s key: the tier's writes. An eviction happens in a record of the
+     * current shard, whose key is current and is made current again; a flush or a shard's forgetting may find any key
+     * current (the journal selects shards at a checkpoint), so it always selects the page's, and its caller makes the
+     * current shard's key current again.
+     */
+    private void writeToState(int shard, long key, V page, boolean eviction) {
+        boolean otherKey = !eviction || shard != currentShard;
+        if (otherKey) {
+            selectShardKey.accept(shard);
+        }
+        try {
+            state.put(key, copier != null ? copier.apply(page) : page);
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Cannot write " + what + " " + key + " of shard " + shard, e);
+        }
+        if (eviction) {
+            if (otherKey && currentShard >= 0) {
+                selectShardKey.accept(currentShard);
+            }
+            dirtyEvictions.inc();
         }
     }
 

@@ -24,18 +24,28 @@ import org.apache.flink.configuration.TaskManagerOptions;
  *
  * <p>Where the TaskManager declares no task heap (a local environment sets it to "unbounded"), the
  * JVM's maximum heap stands for it. Resolved on the TaskManager, in the operator's {@code open()}.
+ *
+ * <p><b>The off-heap tier</b> ({@link OffHeapPageTier}): by default the operator's share of its slot's managed memory (the
+ * job declares the operator a consumer of it; Flink divides a slot's managed memory between RocksDB and the operator by
+ * {@code taskmanager.memory.managed.consumer-weights}, half each with its defaults: 64 MiB each on Flink's default
+ * TaskManager with 4 slots). A fixed size ({@link #withTierBytes}) is for tests that want a small one.
  */
 public final class PageCacheBudget implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     private static final long FROM_TASK_HEAP = -1;
 
     /** A fixed budget, or {@link #FROM_TASK_HEAP}. */
     private final long bytes;
+    /** Managed memory for the off-heap tier: a fixed size, or {@link #FROM_MANAGED_MEMORY}. */
+    private final long tierBytes;
 
-    private PageCacheBudget(long bytes) {
+    private static final long FROM_MANAGED_MEMORY = -1;
+
+    private PageCacheBudget(long bytes, long tierBytes) {
         this.bytes = bytes;
+        this.tierBytes = tierBytes;
     }
 
     /** A fixed budget of {@code bytes} per subtask; 0 turns the cache off. */
@@ -43,12 +53,25 @@ public final class PageCacheBudget implements Serializable {
         if (bytes < 0) {
             throw new IllegalArgumentException("page cache bytes must be 0 (off) or positive, but was " + bytes);
         }
-        return new PageCacheBudget(bytes);
+        return new PageCacheBudget(bytes, FROM_MANAGED_MEMORY);
     }
 
     /** Two thirds of each slot's task heap, resolved where the subtask runs. */
     public static PageCacheBudget shareOfTaskHeap() {
-        return new PageCacheBudget(FROM_TASK_HEAP);
+        return new PageCacheBudget(FROM_TASK_HEAP, FROM_MANAGED_MEMORY);
+    }
+
+    /** This budget with an off-heap tier of {@code tierBytes} of managed memory instead of the operator's share (0: none). */
+    public PageCacheBudget withTierBytes(long tierBytes) {
+        if (tierBytes < 0) {
+            throw new IllegalArgumentException("page tier bytes must be 0 (none) or positive, but was " + tierBytes);
+        }
+        return new PageCacheBudget(bytes, tierBytes);
+    }
+
+    /** The managed memory of the off-heap tier, given the operator's share of its slot's managed memory. */
+    public long resolveTier(long operatorShareBytes) {
+        return tierBytes == FROM_MANAGED_MEMORY ? operatorShareBytes : tierBytes;
     }
 
     /** Whether this budget is a share of the task heap rather than a fixed figure. */
@@ -103,12 +126,12 @@ public final class PageCacheBudget implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PageCacheBudget other && other.bytes == bytes;
+        return o instanceof PageCacheBudget other && other.bytes == bytes && other.tierBytes == tierBytes;
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode(bytes);
+        return Long.hashCode(bytes) * 31 + Long.hashCode(tierBytes);
     }
 
     @Override

@@ -38,9 +38,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each for Bloom, 6 B for
  * fingerprints; its time after a TaskManager kill is not measured yet).
  *
- * <p>What a shard's journal does not change: a dirty page evicted between checkpoints is written then, as without a
- * journal; so while the state is larger than the cache, most pages are written by evictions, and the journal saves
- * little (bench/results/2026-11-28-*-20m-journal*.txt).
+ * <p>What a shard's journal does not change: a dirty page evicted from the cache between checkpoints (from its off-heap
+ * tier where it has one: {@link OffHeapPageTier}) is written then, as without a journal; so while the state is larger than
+ * the cache, most pages are written by evictions, and the journal saves little (bench/results/2026-11-28-*-20m-journal*.txt).
+ * A dirty page in the off-heap tier counts in D and is written by the rule as one on the heap is.
  *
  * <p><b>What holds at every checkpoint</b> (the invariant a restore relies on): every insert whose page change may be
  * missing from the pages in state is in the shard's journal in state. An insert is journaled when it changes a cached

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.impressiondedup.state.bloom.PageAddress;
 import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.plan.DedupPlan;
+import io.impressiondedup.state.serialization.PageGroupSerializer;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 
@@ -345,5 +349,180 @@ class PageCacheTest {
         assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1528));
         assertThat(PageCache.groupsFor(0, plan)).isZero();
         assertThat(PageCache.groupsFor(1, plan)).isEqualTo(1);
+    }
+
+    // The off-heap tier (OffHeapPageTier): what the heap cache evicts, serialized into managed memory.
+
+    /** {@code segments} segments of {@code segmentBytes} each, as the memory manager hands them out. */
+    private static List<MemorySegment> memory(int segments, int segmentBytes) {
+        List<MemorySegment> memory = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            memory.add(MemorySegmentFactory.allocateUnpooledSegment(segmentBytes));
+        }
+        return memory;
+    }
+
+    private PageCache<PageGroup> tiered(int capacity, int segments, int segmentBytes) {
+        PageCache<PageGroup> cache = cache(capacity, false);
+        cache.attachTier(memory(segments, segmentBytes), PageGroupSerializer.INSTANCE);
+        return cache;
+    }
+
+    @Test
+    void aDirtyVictimGoesToTheTierNotToStateAndComesBackDirty() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        onShard(5);
+        cache.put(5, address(1), groupWith(10, 55));
+        onShard(6);
+        cache.get(6, address(2)); // evicts shard 5's dirty group into the tier
+        assertThat(state.log).containsExactly("get 6/" + address(2));
+        assertThat(dirtyEvictions.getCount()).isZero();
+        long[] dirty = new long[8];
+        cache.addDirtyBytes(dirty);
+        assertThat(dirty[5]).as("the journal's rule sees the dirty page in the tier").isPositive();
+
+        onShard(5);
+        assertThat(cache.get(5, address(1)).find(10, 0)).as("taken back from the tier").containsExactly(55L);
+        assertThat(state.log).as("not read from state").containsExactly("get 6/" + address(2));
+        assertThat(cache.tier().hits()).isEqualTo(1);
+        assertThat(cache.flush()).as("still dirty: written once, at the flush").isEqualTo(1);
+        assertThat(state.byKey.get(5).get(address(1)).find(10, 0)).containsExactly(55L);
+    }
+
+    @Test
+    void aFlushWritesTheTiersDirtyPagesUnderTheirShardsKeysAndKeepsThemClean() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        for (int shard = 1; shard <= 3; shard++) {
+            onShard(shard);
+            cache.put(shard, address(shard), groupWith(10, shard));
+        }
+        onShard(3);
+        BitSet two = new BitSet();
+        two.set(2);
+        assertThat(cache.flush(two)).as("shard 2's page only, from the tier").isEqualTo(1);
+        assertThat(state.byKey.get(2).get(address(2)).find(10, 0)).containsExactly(2L);
+        assertThat(state.byKey.getOrDefault(1, Map.of())).isEmpty();
+        assertThat(state.currentKey).isEqualTo(3);
+        assertThat(cache.flush()).as("shard 1's in the tier and shard 3's on the heap").isEqualTo(2);
+        assertThat(cache.flush()).isZero();
+        assertThat(cache.tier().size()).as("kept, clean").isEqualTo(2);
+    }
+
+    /**
+     * At a checkpoint the journal makes other shards' keys current before the pages are written: a flush writes each of the
+     * tier's dirty pages under its own shard's key, whatever key is current, the record's shard's included.
+     */
+    @Test
+    void aFlushWritesTheTiersPagesUnderTheirOwnKeysWhateverKeyIsCurrent() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 1));
+        cache.get(1, address(2)); // shard 1's dirty page to the tier; shard 1 is the record's shard
+        onShard(3); // as the journal's append for shard 3 leaves it
+        assertThat(cache.flush()).isEqualTo(1);
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(1L);
+        assertThat(state.byKey.getOrDefault(3, Map.of())).as("nothing under shard 3's key").isEmpty();
+        assertThat(state.currentKey).as("the record's shard's key current again").isEqualTo(1);
+    }
+
+    @Test
+    void theTiersOldestDirtyPageIsWrittenToStateWhenItNeedsRoomAndACleanOneIsDropped() {
+        PageCache<PageGroup> cache = tiered(1, 1, 256); // a ring of 256 bytes: a few small groups
+        onShard(0);
+        for (int page = 0; page < 20; page++) {
+            onShard(page % 2);
+            if (page % 4 == 3) {
+                cache.get(page % 2, address(page)); // absent: not kept in the tier when evicted
+            } else {
+                cache.put(page % 2, address(page), groupWith(10, page));
+            }
+            assertThat(cache.tier().consistent()).as("after page %s", page).isTrue();
+        }
+        assertThat(dirtyEvictions.getCount()).as("the tier's evictions are counted").isPositive();
+        assertThat(state.currentKey).isEqualTo(1);
+        cache.flush();
+        for (int page = 0; page < 20; page++) {
+            if (page % 4 != 3) {
+                assertThat(state.byKey.get(page % 2).get(address(page)).find(10, 0)).as("page %s", page).containsExactly((long) page);
+            }
+        }
+    }
+
+    /**
+     * Pages larger and smaller than a segment, pages growing in place, a ring that wraps (pads), records moved from the tail
+     * (holes reclaimed), an index filled before the ring: every write reaches state and the tier stays consistent.
+     */
+    @Test
+    void manyEvictionsThroughTheTierKeepEveryWrite() {
+        PageCache<PageGroup> cache = tiered(5, 40, 1024); // about half of the pages' bytes at the end
+        int pages = 120;
+        int[] puts = new int[pages];
+        java.util.Random random = new java.util.Random(42);
+        for (int step = 0; step < 1_000; step++) {
+            int page = random.nextInt(pages);
+            int shard = page % 3;
+            onShard(shard);
+            PageGroup group = cache.get(shard, address(page));
+            if (group == null) {
+                group = new PageGroup();
+            }
+            int bucket = puts[page]++;
+            group.put(bucket, 0, new long[1 + (page * 7 + bucket) % 40]); // 1 to 40 words: pages grow by 16 to 328 bytes
+            group.find(bucket, 0)[0] = page;
+            cache.put(shard, address(page), group);
+            assertThat(cache.tier().consistent()).as("step %s", step).isTrue();
+            if (step % 97 == 96) {
+                cache.flush();
+            }
+        }
+        assertThat(cache.tier().hits()).isPositive();
+        assertThat(dirtyEvictions.getCount()).as("and evictions from the tier").isPositive();
+        cache.flush();
+        for (int page = 0; page < pages; page++) {
+            PageGroup stored = state.byKey.get(page % 3).get(address(page));
+            assertThat(stored == null ? 0 : stored.size()).as("page %s", page).isEqualTo(puts[page]);
+            for (int bucket = 0; bucket < puts[page]; bucket++) {
+                assertThat(stored.find(bucket, 0)[0]).isEqualTo(page);
+            }
+        }
+    }
+
+    /**
+     * A page read, evicted into the tier, then written by the record that read it: the tier's copy is older than the heap's
+     * and is dropped, so no later eviction of the tier writes it over the newer page in state.
+     */
+    @Test
+    void aWriteToAPageEvictedIntoTheTierSinceItsReadDropsTheTiersOlderCopy() {
+        PageCache<PageGroup> cache = tiered(1, 1, 1024);
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 1));
+        cache.get(1, address(2)); // page 1 to the tier, dirty
+        PageGroup page = cache.get(1, address(1)); // back to the heap, dirty; page 2 to... nowhere (absent)
+        cache.get(1, address(3)); // page 1 to the tier again, dirty, with one word
+        page.put(11, 0, new long[] {2}); // the record that read page 1 changes it and writes it
+        cache.put(1, address(1), page);
+        assertThat(cache.flush()).as("the heap's page 1 only").isEqualTo(1);
+        for (int other = 4; other < 40; other++) { // fill the tier: its oldest records are evicted
+            cache.put(1, address(other), groupWith(10, other));
+        }
+        cache.flush();
+        assertThat(state.byKey.get(1).get(address(1)).find(11, 0)).as("the newer page 1 in state").containsExactly(2L);
+    }
+
+    @Test
+    void forgettingAShardWritesItsDirtyPagesInTheTierAndDropsThem() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        onShard(1);
+        cache.put(1, address(1), groupWith(10, 1));
+        onShard(2);
+        cache.put(2, address(1), groupWith(10, 2)); // shard 1's page into the tier
+        cache.put(2, address(2), groupWith(10, 3)); // shard 2's first page into the tier
+        onShard(1);
+        cache.forgetShard(1);
+        assertThat(state.byKey.get(1).get(address(1)).find(10, 0)).containsExactly(1L);
+        state.byKey.get(1).remove(address(1)); // the bucket's pages dropped from state
+        assertThat(cache.get(1, address(1))).as("not brought back from the tier").isNull();
+        onShard(2);
+        assertThat(cache.flush()).as("shard 2's two pages").isEqualTo(2);
     }
 }

@@ -19,21 +19,24 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 /**
- * Without {@code --stats-topic} the topology is the one savepoints were taken of; with it, the stats
+ * The job's topology. Without {@code --stats-topic} it is the one savepoints were taken of; with it, the stats
  * operators are added under their own uids, each pre-aggregator chained to the operator it counts (no
- * per-record shuffle for the stats).
+ * per-record shuffle for the stats). The dedup operator gets a share of its slot's managed memory beside RocksDB's.
  */
-class ReconciliationStatsTopologyTest {
+class JobTopologyTest {
 
     private static final List<String> BASE = List.of("--bootstrap-servers", "localhost:9092", "--input-topic", "in",
             "--output-topic", "out", "--dlq-topic", "dlq", "--capacity", "1000000");
@@ -58,6 +61,29 @@ class ReconciliationStatsTopologyTest {
         assertThat(vertexHolding(jobGraph, StatsCombiner.NAME).getName()).doesNotContain(StatsPreAggregator.OUTCOMES_NAME);
     }
 
+    /**
+     * The page caches' off-heap tier lives in the operator's share of its slot's managed memory: the operator declares it, so
+     * Flink's fractions give it half of the slot's with the default consumer weights, RocksDB the other half.
+     */
+    @Test
+    void theDedupOperatorGetsHalfOfItsSlotsManagedMemoryAndRocksDbTheOtherHalf() {
+        DedupJobConfig job = DedupJobConfig.parse(BASE.toArray(new String[0]));
+        StreamGraph graph = streamGraph(job);
+        StreamNode dedup = graph.getStreamNodes().stream().filter(n -> DedupOperator.UID.equals(n.getTransformationUID())).findFirst()
+                .orElseThrow();
+        assertThat(dedup.getManagedMemoryOperatorScopeUseCaseWeights()).containsKey(DedupOperator.MANAGED_MEMORY_USE_CASE);
+
+        JobVertex vertex = vertexHolding(graph.getJobGraph(), DedupOperator.NAME);
+        StreamConfig config = new StreamConfig(vertex.getConfiguration());
+        Configuration jobConfiguration = DedupJob.flinkConfiguration(job); // where the job's rocksdb is said
+        Configuration flinkDefaults = new Configuration();
+        ClassLoader loader = getClass().getClassLoader();
+        assertThat(config.getManagedMemoryFractionOperatorUseCaseOfSlot(DedupOperator.MANAGED_MEMORY_USE_CASE, jobConfiguration,
+                flinkDefaults, loader)).isEqualTo(0.5);
+        assertThat(config.getManagedMemoryFractionOperatorUseCaseOfSlot(ManagedMemoryUseCase.STATE_BACKEND, jobConfiguration,
+                flinkDefaults, loader)).isEqualTo(0.5);
+    }
+
     @Test
     void aStatsTopicThatIsAlsoAnotherTopicOfTheJobIsRefusedNamingTheOption() {
         assertThatThrownBy(() -> config("--stats-topic", "dlq")).isInstanceOf(InvalidOptionException.class)
@@ -72,8 +98,9 @@ class ReconciliationStatsTopologyTest {
         return DedupJobConfig.parse(args.toArray(new String[0]));
     }
 
+    /** The job's topology in an environment configured as {@code runJob} configures it (state backend, checkpoints). */
     private static StreamGraph streamGraph(DedupJobConfig config) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(DedupJob.flinkConfiguration(config));
         env.setParallelism(2);
         ImpressionSource source = e -> e.fromSequence(0, 1).map((MapFunction<Long, ParsedRecord>) i -> null, ParsedRecord.TYPE_INFO)
                 .uid(KafkaConnectors.SOURCE_UID);
