@@ -21,9 +21,9 @@
 # (deleted after the run). Its time is Flink's own job duration (REST /jobs/<id> duration: creation to
 # FINISHED); also recorded: the time from the jar upload to the end, and the CPU the TaskManager and the
 # broker used meanwhile (/proc), which moves far less than times with what else the machine runs.
-# Rounds interleave the variants. Why two sizes: t(small) and t(large) give the steady rate,
-# (large - small) / (t_large - t_small), free of the fixed cost (scheduling, task and state start-up,
-# the last checkpoint), which is t_small - small / steady.
+# Rounds interleave the variants, each round starting one variant further along the list (no variant always
+# runs first). Why two sizes: t(small) and t(large) give the steady rate, (large - small) / (t_large - t_small),
+# free of the fixed cost (scheduling, task and state start-up, the last checkpoint), which is t_small - small / steady.
 #
 # The cluster is one TaskManager with 4 slots and 1024m metaspace (config.yaml's 2 and 256m, raised in
 # this run's own copy) in RUN_DIR (default bench/target/cluster-headline-run), on the fixed ports
@@ -300,14 +300,17 @@ run() {
     "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   curl -sf "$REST/jobs/$job/checkpoints" | jq -r --arg v "$variant" --arg s "$size" --arg r "$round" --arg w "$written" \
-    '[.history[] | select(.status == "COMPLETED")] | "\($v)\t\($s)\t\($r)\t\(length)\t\(map(.checkpointed_size) | add // 0)\t\($w)\t\(map(.state_size) | max // 0)"' \
+    '[.history[] | select(.status == "COMPLETED")] | sort_by(.id) | "\($v)\t\($s)\t\($r)\t\(length)\t\(map(.checkpointed_size) | add // 0)\t\($w)\t\(map(.state_size) | max // 0)\t\(.[0].checkpointed_size // 0)"' \
     >> "$CHECKPOINTS" || true
   topics --delete --topic "out-$id" > /dev/null
   topics --delete --topic "dlq-$id" > /dev/null
 }
 
+# Each round starts one variant further along the list: a variant's place in a round (after which runs, how warm the
+# TaskManager is) moves from round to round instead of favouring the same variant every time.
 for ((round = 1; round <= rounds; round++)); do
-  for variant in "${VARIANTS[@]}"; do
+  for ((i = 0; i < ${#VARIANTS[@]}; i++)); do
+    variant=${VARIANTS[(i + round - 1) % ${#VARIANTS[@]}]}
     for size in "$small" "$large"; do
       run "$variant" "$size" "$round"
     done
@@ -339,7 +342,7 @@ if [[ -n $profile ]]; then
 fi
 
 report() {
-  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share, event time over $span);"
+  echo "Variants: ${VARIANTS[*]}; $rounds round(s), interleaved, each round starting one variant further along; inputs of $small and $large records (4 partitions, delayed-client share $delayed_share, event time over $span);"
   echo "cluster configuration: $cluster_config; parallelism $PARALLELISM, exactly-once, checkpoints every 5 s; 1 TaskManager, $slots slots, task heap ${tm_task_heap_mb}m, process size $tm_process_size; time = Flink's job duration (REST)."
   for line in "${flink_conf[@]}"; do
     echo "config.yaml: $line"
@@ -354,9 +357,12 @@ report() {
   echo
   echo "Checkpoints per run (REST statistics; bytes = the sum of each completed checkpoint's checkpointed_size, what it uploaded;"
   echo "largest full = the largest state_size, a checkpoint's whole state with what it shares with earlier ones;"
-  echo "the REST history keeps the last web.checkpoints.history checkpoints of a job, 10 by default: raise it with --flink-conf):"
-  printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\tlargest full\n'
-  awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0), $7 }' "$CHECKPOINTS"
+  echo "the REST history keeps the last web.checkpoints.history checkpoints of a job, 10 by default: raise it with --flink-conf;"
+  echo "after the first = the bytes of every checkpoint but the job's first, which after a restore uploads the restored state"
+  echo "whole, per output offset of the run: the output before the first checkpoint, its first seconds, is in the denominator):"
+  printf 'variant\tsize\tround\tcheckpoints\tbytes\toutput offsets\tbytes per output offset\tlargest full\tfirst\tafter the first per output offset\n'
+  awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%.2f\n", $1, $2, $3, $4, $5, $6, ($6 > 0 ? $5 / $6 : 0), $7, $8,
+    ($6 > 0 ? ($5 - $8) / $6 : 0) }' "$CHECKPOINTS"
 }
 
 if ((rounds == 0)); then

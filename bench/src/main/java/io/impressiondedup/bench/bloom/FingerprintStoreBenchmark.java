@@ -4,10 +4,15 @@ import io.impressiondedup.state.bloom.BlockedBloomBitset;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprints.EliasFanoSection;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
+import io.impressiondedup.state.fingerprints.FingerprintPageSerializer;
 import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -35,6 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       are taken from the pages at setup, so the time is the insert's alone).
  *   <li>{@code bloomLookupAbsent}: the same fresh keys against L blocked filters sized as {@link DedupPlan}
  *       sizes a bucket's first layer ({@code p / L / 2}); {@code bloomInsert}: a put into one of them.
+ *   <li>{@code pageSerialize} / {@code pageDeserialize}: one page of the store written and read by {@link
+ *       FingerprintPageSerializer}, pages in turn: what a page costs each time it goes to or comes from RocksDB or the
+ *       operator's off-heap tier.
  * </ul>
  *
  * Bytes per key are printed at setup: the serialized pages ({@code FingerprintPageSerializer} v1) per entry,
@@ -66,6 +74,10 @@ public class FingerprintStoreBenchmark {
         FingerprintPage[] pages;
         /** Bucket 0's band-0 section of each page, for {@code fingerprintInsert}. */
         EliasFanoSection[] bandZero;
+        /** Each page serialized, for {@code pageDeserialize}. */
+        byte[][] serialized;
+        final DataOutputSerializer out = new DataOutputSerializer(4096);
+        final DataInputDeserializer in = new DataInputDeserializer();
         Fingerprints stored;
         Fingerprints fresh;
         int next;
@@ -94,6 +106,10 @@ public class FingerprintStoreBenchmark {
             for (int p = 0; p < pages.length; p++) {
                 bandZero[p] = pages[p].section(0, 0);
             }
+            serialized = new byte[pages.length][];
+            for (int p = 0; p < pages.length; p++) {
+                serialized[p] = serialize(pages[p]);
+            }
             long bytes = 0;
             long largest = 0;
             for (FingerprintPage page : pages) {
@@ -109,6 +125,16 @@ public class FingerprintStoreBenchmark {
             int i = next;
             next = i + 1 == size ? 0 : i + 1;
             return i;
+        }
+
+        byte[] serialize(FingerprintPage page) {
+            out.clear();
+            try {
+                FingerprintPageSerializer.INSTANCE.serialize(page, out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return out.getCopyOfBuffer();
         }
     }
 
@@ -185,5 +211,19 @@ public class FingerprintStoreBenchmark {
     public boolean bloomInsert(BloomStore s) {
         int i = s.nextIndex(s.stored.h1.length);
         return s.filters[i % BUCKETS].put(s.stored.h1[i], s.stored.h2[i]);
+    }
+
+    @Benchmark
+    public int pageSerialize(FingerprintStore s) throws IOException {
+        s.out.clear();
+        FingerprintPageSerializer.INSTANCE.serialize(s.pages[s.nextIndex(s.pages.length)], s.out);
+        return s.out.length();
+    }
+
+    @Benchmark
+    public FingerprintPage pageDeserialize(FingerprintStore s) throws IOException {
+        byte[] bytes = s.serialized[s.nextIndex(s.serialized.length)];
+        s.in.setBuffer(bytes, 0, bytes.length);
+        return FingerprintPageSerializer.INSTANCE.deserialize(s.in);
     }
 }

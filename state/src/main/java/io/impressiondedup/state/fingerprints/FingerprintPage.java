@@ -118,6 +118,31 @@ public final class FingerprintPage {
     }
 
     /**
+     * The page of {@code n} sections given in strictly increasing (bucket, band) order (the serializer's, which checks the
+     * order): laid out in one array at once, where {@link #putSection} one by one would copy it at each section.
+     */
+    static FingerprintPage ofOrderedSections(long[] buckets, int[] bands, EliasFanoSection[] sectionsInOrder, int n) {
+        int used = n * ENTRY_WORDS;
+        for (int i = 0; i < n; i++) {
+            checkBand(bands[i]);
+            checkArgument(i == 0 || buckets[i] > buckets[i - 1] || (buckets[i] == buckets[i - 1] && bands[i] > bands[i - 1]),
+                    "sections out of (bucket, band) order at %s", i);
+            used += sectionsInOrder[i].words().length;
+        }
+        long[] data = new long[used];
+        int at = n * ENTRY_WORDS;
+        for (int i = 0; i < n; i++) {
+            long[] stream = sectionsInOrder[i].words();
+            data[i * ENTRY_WORDS] = buckets[i];
+            data[i * ENTRY_WORDS + 1] = shape(bands[i], sectionsInOrder[i]);
+            data[i * ENTRY_WORDS + 2] = at;
+            System.arraycopy(stream, 0, data, at, stream.length);
+            at += stream.length;
+        }
+        return new FingerprintPage(data, n, used);
+    }
+
+    /**
      * Whether {@code bucket}'s section of band {@code band} can take one more value of range {@code valueRange} whatever
      * the value ({@link EliasFanoSection#fitsOneMore}): the largest section a page may hold is bounded, and an insert
      * past it would fail, so the caller sends such an insert to the overflow band instead.

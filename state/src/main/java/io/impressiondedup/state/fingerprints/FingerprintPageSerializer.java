@@ -35,8 +35,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p>Corrupt input (a count, band or order out of range, a stream that ends early, a high vector whose values
  * decrease) throws an {@link IOException} that names the section and what is wrong; nothing is allocated
- * beyond what the bytes read so far justify, and at most {@link EliasFanoSection#MAX_STREAM_BITS} bits per
- * section. <b>Never change v1</b>: state written by it must read back identically.
+ * beyond what the section's header and the bytes read so far justify, and at most {@link EliasFanoSection#MAX_STREAM_BITS}
+ * bits per section. <b>Never change v1</b>: state written by it must read back identically.
  */
 public final class FingerprintPageSerializer extends VersionedSerializer<FingerprintPage> {
 
@@ -73,10 +73,7 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
             target.writeByte(page.bandAt(i));
             writeVarLong(target, page.countAt(i));
             target.writeByte(page.lowBitsAt(i));
-            long bytes = streamBytes(page.encodedBitsAt(i));
-            for (long k = 0; k < bytes; k++) {
-                target.writeByte((int) (page.streamWordAt(i, (int) (k >>> 3)) >>> ((k & 7) << 3)));
-            }
+            writeStream(target, page, i, streamBytes(page.encodedBitsAt(i)));
         }
     }
 
@@ -94,85 +91,135 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
 
     @Override
     public FingerprintPage deserialize(DataInputView source) throws IOException {
-        long sections = readVarLong(source, "section count");
+        long sections = readVarLong(source, "section count", -1);
         if (sections < 0 || sections > MAX_SECTIONS) {
             throw new IOException("Corrupt fingerprint page: " + sections + " sections (at most " + MAX_SECTIONS + ")");
         }
-        FingerprintPage page = new FingerprintPage();
+        int n = (int) sections;
+        long[] buckets = new long[n];
+        int[] bands = new int[n];
+        EliasFanoSection[] read = new EliasFanoSection[n];
         long previous = 0;
         int previousBand = -1;
-        for (int i = 0; i < sections; i++) {
-            long bucket = previous + unzigzag(readVarLong(source, "bucket of section " + i));
+        for (int i = 0; i < n; i++) {
+            long bucket = previous + unzigzag(readVarLong(source, "bucket of section", i));
             int band = source.readUnsignedByte();
-            String where = "section " + i + " (bucket " + bucket + ", band " + band + ")";
             if (band > FingerprintStoreSizing.OVERFLOW_BAND) {
-                throw new IOException("Corrupt fingerprint page: " + where + ": band above " + FingerprintStoreSizing.OVERFLOW_BAND);
+                throw new IOException("Corrupt fingerprint page: " + where(i, bucket, band) + ": band above " + FingerprintStoreSizing.OVERFLOW_BAND);
             }
             if (i > 0 && (bucket < previous || (bucket == previous && band <= previousBand))) {
-                throw new IOException("Corrupt fingerprint page: " + where + " does not follow bucket " + previous + ", band "
-                        + previousBand);
+                throw new IOException("Corrupt fingerprint page: " + where(i, bucket, band) + " does not follow bucket " + previous
+                        + ", band " + previousBand);
             }
-            long count = readVarLong(source, "count of " + where);
+            long count = readVarLong(source, "count of section", i);
             int lowBits = source.readUnsignedByte();
             if (count < 1 || count > EliasFanoSection.MAX_STREAM_BITS || lowBits > EliasFanoSection.MAX_LOW_BITS
                     || EliasFanoSection.streamBits((int) count, lowBits, 0) > EliasFanoSection.MAX_STREAM_BITS) {
-                throw new IOException("Corrupt fingerprint page: " + where + ": " + count + " values of " + lowBits
+                throw new IOException("Corrupt fingerprint page: " + where(i, bucket, band) + ": " + count + " values of " + lowBits
                         + " low bits (at most " + EliasFanoSection.MAX_STREAM_BITS + " bits, " + EliasFanoSection.MAX_LOW_BITS
                         + " low bits)");
             }
-            page.putSection(bucket, band, readSection(source, (int) count, lowBits, where));
+            buckets[i] = bucket;
+            bands[i] = band;
+            read[i] = readSection(source, (int) count, lowBits, i, bucket, band);
             previous = bucket;
             previousBand = band;
         }
-        return page;
+        return FingerprintPage.ofOrderedSections(buckets, bands, read, n);
     }
 
-    /** Reads the high vector byte by byte up to its {@code count}-th one, then the low parts. */
-    private static EliasFanoSection readSection(DataInputView source, int count, int lowBits, String where) throws IOException {
-        long[] words = new long[Math.min(16, EliasFanoSection.wordsFor(2L * count))]; // grows with the bytes read
+    /** Names a section in a message: built only when one is thrown. */
+    private static String where(int index, long bucket, int band) {
+        return "section " + index + " (bucket " + bucket + ", band " + band + ")";
+    }
+
+    /**
+     * Writes the first {@code bytes} bytes of section {@code index}'s stream: byte k is bits 8k..8k+7 of the stream, so a whole
+     * word is its eight bytes in little-endian order, written at once ({@code writeLong} writes big-endian, hence the reversal).
+     */
+    private static void writeStream(DataOutputView target, FingerprintPage page, int index, long bytes) throws IOException {
+        int wholeWords = (int) (bytes >>> 3);
+        for (int w = 0; w < wholeWords; w++) {
+            target.writeLong(Long.reverseBytes(page.streamWordAt(index, w)));
+        }
+        for (long k = (long) wholeWords << 3; k < bytes; k++) {
+            target.writeByte((int) (page.streamWordAt(index, wholeWords) >>> ((k & 7) << 3)));
+        }
+    }
+
+    /**
+     * Reads a section's stream: first the bytes it holds at least (the high vector has {@code count} bits or more, then
+     * {@code count} low parts), then, until the {@code count}-th one is among the bits read (the high vector's end), the bytes
+     * the stream must hold beyond them, then the low parts left. Never reads past the stream: each read is of bytes the
+     * stream holds whatever its high vector's length.
+     */
+    private static EliasFanoSection readSection(DataInputView source, int count, int lowBits, int index, long bucket, int band)
+            throws IOException {
+        // Sized for a high vector of 2 count bits, what one on plan takes (EliasFanoSection): grown if it is longer.
+        long[] words = new long[EliasFanoSection.wordsFor(Math.min(EliasFanoSection.streamBits(count, lowBits, 2 * count),
+                EliasFanoSection.MAX_STREAM_BITS))];
+        long read = 0;
+        long scanned = 0; // bits searched for ones so far
         long ones = 0;
-        long k = 0;
         long highBits = -1;
+        long most = streamBytes(EliasFanoSection.MAX_STREAM_BITS);
+        long known = Math.min(streamBytes(EliasFanoSection.streamBits(count, lowBits, count)), most);
         while (highBits < 0) {
-            if ((k << 3) >= EliasFanoSection.MAX_STREAM_BITS) {
-                throw new IOException("Corrupt fingerprint page: " + where + ": the high vector of " + count
+            if ((read << 3) >= EliasFanoSection.MAX_STREAM_BITS) {
+                throw new IOException("Corrupt fingerprint page: " + where(index, bucket, band) + ": the high vector of " + count
                         + " values runs past " + EliasFanoSection.MAX_STREAM_BITS + " bits");
             }
-            int b = source.readUnsignedByte();
-            words = store(words, k++, b);
-            int bitCount = Integer.bitCount(b);
-            if (ones + bitCount >= count) {
-                int bit = -1;
-                for (long need = count - ones; need > 0; need--) {
-                    bit = Integer.numberOfTrailingZeros(b);
-                    b &= b - 1;
+            words = readBytes(source, words, read, known);
+            read = known;
+            while (scanned < (read << 3) && highBits < 0) {
+                long upTo = Math.min((scanned | 63) + 1, read << 3); // to the word's end or the last bit read (later bits: 0)
+                long word = words[(int) (scanned >>> 6)] >>> (scanned & 63);
+                int inWord = Long.bitCount(word);
+                if (ones + inWord >= count) {
+                    for (long need = count - ones; need > 1; need--) {
+                        word &= word - 1;
+                    }
+                    highBits = scanned + Long.numberOfTrailingZeros(word) + 1;
                 }
-                highBits = ((k - 1) << 3) + bit + 1;
+                ones += inWord;
+                scanned = upTo;
             }
-            ones += bitCount;
+            // Not found: the high vector runs past the bits read and the low parts follow it; more than the most a section
+            // may hold is corrupt (the check above, at the next turn).
+            known = Math.min(streamBytes((read << 3) + 1 + (long) count * lowBits), most);
         }
         long streamBits = EliasFanoSection.streamBits(count, lowBits, (int) highBits);
         if (streamBits > EliasFanoSection.MAX_STREAM_BITS) {
-            throw new IOException("Corrupt fingerprint page: " + where + ": a stream of " + streamBits + " bits");
+            throw new IOException("Corrupt fingerprint page: " + where(index, bucket, band) + ": a stream of " + streamBits + " bits");
         }
         long bytes = streamBytes(streamBits);
-        for (; k < bytes; k++) {
-            words = store(words, k, source.readUnsignedByte());
+        words = readBytes(source, words, read, bytes);
+        if (words.length != EliasFanoSection.wordsFor(streamBits)) {
+            words = Arrays.copyOf(words, EliasFanoSection.wordsFor(streamBits));
         }
-        words = Arrays.copyOf(words, EliasFanoSection.wordsFor(streamBits));
         try {
             return EliasFanoSection.restore(count, lowBits, (int) highBits, words);
         } catch (IllegalArgumentException e) {
-            throw new IOException("Corrupt fingerprint page: " + where + ": " + e.getMessage(), e);
+            throw new IOException("Corrupt fingerprint page: " + where(index, bucket, band) + ": " + e.getMessage(), e);
         }
     }
 
-    private static long[] store(long[] words, long k, int b) {
-        int word = (int) (k >>> 3);
-        if (word >= words.length) {
-            words = Arrays.copyOf(words, words.length * 2);
+    /** Reads stream bytes {@code from} to {@code to} into {@code words} (grown as needed), whole words at once where aligned. */
+    private static long[] readBytes(DataInputView source, long[] words, long from, long to) throws IOException {
+        int needed = (int) ((to + 7) >>> 3);
+        if (needed > words.length) {
+            words = Arrays.copyOf(words, Math.max(needed, words.length * 2));
         }
-        words[word] |= (long) b << ((k & 7) << 3);
+        long k = from;
+        for (; k < to && (k & 7) != 0; k++) {
+            words[(int) (k >>> 3)] |= (long) source.readUnsignedByte() << ((k & 7) << 3);
+        }
+        for (; k + 8 <= to; k += 8) {
+            words[(int) (k >>> 3)] = Long.reverseBytes(source.readLong());
+        }
+        for (; k < to; k++) {
+            words[(int) (k >>> 3)] |= (long) source.readUnsignedByte() << ((k & 7) << 3);
+        }
         return words;
     }
 
@@ -200,7 +247,8 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
         return value == 0 ? 1 : (63 - Long.numberOfLeadingZeros(value)) / 7 + 1;
     }
 
-    private static long readVarLong(DataInputView source, String what) throws IOException {
+    /** A varint; {@code what} and {@code section} (or -1) name it in the message if it runs past 10 bytes. */
+    private static long readVarLong(DataInputView source, String what, int section) throws IOException {
         long value = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             int b = source.readUnsignedByte();
@@ -209,7 +257,8 @@ public final class FingerprintPageSerializer extends VersionedSerializer<Fingerp
                 return value;
             }
         }
-        throw new IOException("Corrupt fingerprint page: the varint of the " + what + " runs past 10 bytes");
+        throw new IOException("Corrupt fingerprint page: the varint of the " + what + (section >= 0 ? " " + section : "")
+                + " runs past 10 bytes");
     }
 
     @Override

@@ -119,6 +119,19 @@ class EliasFanoSectionTest {
                 "values must be strictly increasing, but 5 follows 5");
     }
 
+    /**
+     * A restored stream is checked for strictly increasing values where two ones are adjacent (equal high parts), also across
+     * a word boundary: ones at bits 63 and 64 without low bits are the value 63 twice.
+     */
+    @Test
+    void aRestoredStreamWithEqualValuesAcrossAWordBoundaryIsRefused() {
+        assertThatThrownBy(() -> EliasFanoSection.restore(2, 0, 65, new long[] {1L << 63, 1L}))
+                .hasMessage("values must be strictly increasing, but value 1 is 63 after 63");
+        EliasFanoSection apart = EliasFanoSection.restore(2, 0, 66, new long[] {1L << 63, 2L}); // 63, then 64
+        assertThat(apart.contains(63)).isTrue();
+        assertThat(apart.contains(64)).isTrue();
+    }
+
     @Test
     void aLookupAllocatesNothing() {
         long range = 1L << 30;

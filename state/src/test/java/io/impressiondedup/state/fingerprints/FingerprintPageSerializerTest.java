@@ -100,6 +100,47 @@ class FingerprintPageSerializerTest {
         assertThat(read(bytes(page))).isEqualTo(page);
     }
 
+    /**
+     * The reader takes a stream's bytes in steps (first what any high vector leaves, then what the stream must hold beyond the
+     * bits read) and resumes its search for the high vector's last one where the last step ended, inside a word: 8 values
+     * without low bits (U = 15) put their ones at bits 0, 3, ..., 21, past the first step's byte.
+     */
+    @Test
+    void aSectionWhoseHighVectorOutrunsTheFirstBytesReadReadsBack() throws IOException {
+        FingerprintPage page = new FingerprintPage();
+        page.putSection(7, 0, EliasFanoSection.of(15, new long[] {0, 2, 4, 6, 8, 10, 12, 14}));
+        assertThat(page.lowBitsAt(0)).isZero();
+        assertThat(page.encodedBitsAt(0)).isEqualTo(22);
+
+        assertThat(read(bytes(page))).isEqualTo(page);
+    }
+
+    /**
+     * Sections of every shape the reader meets (1 to 400 values, ranges from dense to 2^40: no low bits to 30 of them, high
+     * vectors that end in the first byte read or many steps later) read back to the page written, byte for byte.
+     */
+    @Test
+    void pagesOfRandomSectionsReadBackByteForByte() throws IOException {
+        java.util.Random random = new java.util.Random(36);
+        for (int p = 0; p < 300; p++) {
+            FingerprintPage page = new FingerprintPage();
+            int sections = 1 + random.nextInt(4);
+            for (int s = 0; s < sections; s++) {
+                int count = 1 + random.nextInt(400);
+                long range = count + (long) (random.nextDouble() * Math.pow(2, random.nextInt(41)));
+                java.util.TreeSet<Long> distinct = new java.util.TreeSet<>();
+                while (distinct.size() < count) {
+                    distinct.add(Math.floorMod(random.nextLong(), range));
+                }
+                page.putSection(20_000 + s, random.nextInt(3), EliasFanoSection.of(range, distinct.stream().mapToLong(Long::longValue).toArray()));
+            }
+            byte[] written = bytes(page);
+            FingerprintPage read = read(written);
+            assertThat(read).as("page %s", p).isEqualTo(page);
+            assertThat(bytes(read)).isEqualTo(written);
+        }
+    }
+
     @Test
     void anOverflowSectionRoundTripsBesideTheBands() throws IOException {
         FingerprintStoreSizing sizing = new FingerprintStoreSizing(100, 0.01, 3, 1);
