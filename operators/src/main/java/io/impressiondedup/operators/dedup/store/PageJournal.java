@@ -1,6 +1,5 @@
 package io.impressiondedup.operators.dedup.store;
 
-import io.impressiondedup.state.BucketFilter;
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.StateFormat;
 import java.io.IOException;
@@ -10,16 +9,17 @@ import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * What a checkpoint writes for a shard instead of the cached pages it changed, while that is fewer bytes: the inserts
  * that changed them, each enough to redo its change, appended to the shard's keyed {@code ListState<byte[]>} ({@code
  * page-journal}) once per checkpoint, one value per interval. An entry is what its format's store journals ({@link
- * FormatStore#redo}): a Bloom insert's layer and both probe hashes (about 18 B), a fingerprint insert's part and band,
- * its page and its section value, as varints (about 6 B: value version 2; version 1 held both hashes in either format
- * and is still redone).
+ * FormatStore#redo}): a Bloom insert's layer and both probe hashes (16 B), a fingerprint insert's part and band, its
+ * page and its section value. The value's bytes are {@link JournalValues}'s: a checkpoint writes an interval's entries
+ * grouped by bucket and detail, a fingerprint group sorted and Elias-Fano coded (value version 3: 2.5-2.7 B an insert
+ * at 50M impressions in state with 5 s checkpoints, where one by one as varints, version 2, they took 6.9 B); values of
+ * versions 1 and 2 are still redone.
  *
  * <p><b>Why.</b> A unique impression changes one page (a Bloom page group holds every live bucket's page at its index,
  * about 1 KB; a fingerprint page every bucket's sections). Written back at every checkpoint, that page costs its whole
@@ -35,8 +35,16 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * several inserts before it is written is written once for all of them. Where a page takes many inserts per interval
  * (small state), D stays small and the rule writes pages, as without a journal; where each insert meets a page of its
  * own (days of impressions in state), it writes entries for several intervals, then the pages once. The quarter also
- * bounds what a restore redoes: a quarter of the page cache's budget in entries (about 18 B each for Bloom, 6 B for
- * fingerprints; its time after a TaskManager kill is not measured yet).
+ * bounds what a restore redoes: a quarter of the page cache's budget in entries (16 B each for Bloom, 2-4 B for
+ * fingerprints, fewer bytes an entry the more entries a shard's interval holds).
+ *
+ * <p><b>What that costs in a long run.</b> Where every insert meets a page of its own, the shard's dirty bytes D grow
+ * to its whole cached state S, and the rule writes S once the journal reaches S / 4, that is after S / (4 e) inserts of
+ * e bytes: {@code (S + S / 4) / (S / (4 e)) = 5 e} bytes an insert over the cycle, besides RocksDB's compactions of
+ * both. The journal's own e is what a run shorter than a cycle writes: a 4M-record benchmark run at 50M impressions
+ * in state ends before the rule writes any shard's pages. The fingerprint format's e (2.5 B) is close to what its pages
+ * hold an entry in (about 2 B): a larger share than a quarter would write fewer bytes over a cycle, at the price of
+ * more entries to redo at a restore; the quarter is kept.
  *
  * <p>What a shard's journal does not change: a dirty page evicted from the cache between checkpoints (from its off-heap
  * tier where it has one: {@link OffHeapPageTier}) is written then, as without a journal; so while the state is larger than
@@ -67,18 +75,13 @@ public final class PageJournal {
     /** The journal a shard may hold, as a fraction of its dirty page bytes: J &lt; D / this (class comment). */
     static final int DIRTY_BYTES_PER_JOURNAL_BYTE = 4;
 
-    /** The layout of the journal values written: each entry as its format's store journals it (class comment). */
-    static final byte VALUE_VERSION = 2;
-    /** The layout of the values an earlier release wrote, still redone: every entry with both probe hashes, 8 B each. */
-    static final byte HASHES_VERSION = 1;
-    private static final byte SAME_BUCKET = 0;
-    private static final byte NEW_BUCKET = 1;
-
     private final ListState<byte[]> state;
     /** This interval's entries per shard, or {@code null}. */
     private final DataOutputSerializer[] pending;
     private final long[] lastBucket;
     private final StateFormat[] lastFormat;
+    /** By format ordinal: whether the format's entries are small numbers, collected as varints. */
+    private final boolean[] smallNumbers = new boolean[StateFormat.values().length];
     /** Bytes of each shard's journal in state. */
     private final long[] written;
     /** The shards whose journal in state is not empty. */
@@ -106,16 +109,17 @@ public final class PageJournal {
             DataOutputSerializer out = pending[shard];
             if (out == null) {
                 out = new DataOutputSerializer(256);
-                out.writeByte(VALUE_VERSION);
+                out.writeByte(JournalValues.UNSORTED_VERSION);
                 pending[shard] = out;
             } else if (lastBucket[shard] == bucket && lastFormat[shard] == format) {
-                out.writeByte(SAME_BUCKET);
+                out.writeByte(JournalValues.SAME_BUCKET);
                 writeEntry(out, detail, a, b, smallNumbers);
                 return;
             }
-            out.writeByte(NEW_BUCKET);
+            out.writeByte(JournalValues.NEW_BUCKET);
             out.writeLong(bucket);
             out.writeByte(format.ordinal());
+            this.smallNumbers[format.ordinal()] = smallNumbers;
             lastBucket[shard] = bucket;
             lastFormat[shard] = format;
             writeEntry(out, detail, a, b, smallNumbers);
@@ -126,33 +130,13 @@ public final class PageJournal {
 
     private static void writeEntry(DataOutputSerializer out, int detail, long a, long b, boolean smallNumbers)
             throws IOException {
-        writeVarLong(out, detail & 0xFFFFFFFFL);
+        JournalValues.writeVarLong(out, detail & 0xFFFFFFFFL);
         if (smallNumbers) {
-            writeVarLong(out, a);
-            writeVarLong(out, b);
+            JournalValues.writeVarLong(out, a);
+            JournalValues.writeVarLong(out, b);
         } else {
             out.writeLong(a);
             out.writeLong(b);
-        }
-    }
-
-    /** An unsigned varint: 7 bits a byte, low first, the high bit set on every byte but the last. */
-    private static void writeVarLong(DataOutputSerializer out, long value) throws IOException {
-        while ((value & ~0x7FL) != 0) {
-            out.writeByte((int) (value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        out.writeByte((int) value);
-    }
-
-    private static long readVarLong(DataInputDeserializer in) throws IOException {
-        long value = 0;
-        for (int shift = 0; ; shift += 7) {
-            byte b = in.readByte();
-            value |= (long) (b & 0x7F) << shift;
-            if (b >= 0) {
-                return value;
-            }
         }
     }
 
@@ -177,13 +161,14 @@ public final class PageJournal {
                     writeShards.set(shard);
                 }
             } else if (out != null) {
-                if (written[shard] + out.length() >= dirtyBytes[shard] / DIRTY_BYTES_PER_JOURNAL_BYTE) {
+                byte[] value = JournalValues.sorted(out.getSharedBuffer(), out.length(), smallNumbers);
+                if (written[shard] + value.length >= dirtyBytes[shard] / DIRTY_BYTES_PER_JOURNAL_BYTE) {
                     writeShards.set(shard);
                 } else {
                     selectShardKey.accept(shard);
-                    state.add(out.getCopyOfBuffer());
-                    written[shard] += out.length();
-                    appended += out.length();
+                    state.add(value);
+                    written[shard] += value.length;
+                    appended += value.length;
                     inState.set(shard);
                 }
             } else if (dirtyBytes[shard] > 0 && !inState.get(shard)) {
@@ -236,48 +221,11 @@ public final class PageJournal {
         }
         for (byte[] value : values) {
             bytes += value.length;
-            redone += replayValue(shard, value, directory, stores);
+            redone += JournalValues.redo(value, shard, directory, stores);
         }
         if (bytes > 0) {
             written[shard] = bytes;
             inState.set(shard);
-        }
-        return redone;
-    }
-
-    private static long replayValue(int shard, byte[] value, BucketFilters directory, FormatStores stores) throws IOException {
-        DataInputDeserializer in = new DataInputDeserializer(value);
-        byte version = in.readByte();
-        if (version != VALUE_VERSION && version != HASHES_VERSION) {
-            throw new IllegalStateException("A page journal value of version " + version + " (this job reads versions "
-                    + HASHES_VERSION + " and " + VALUE_VERSION + "): the checkpoint was written by another release of the"
-                    + " job. Restore from a savepoint, which holds no journal.");
-        }
-        long redone = 0;
-        long bucket = 0;
-        BucketFilter filter = null;
-        FormatStore store = null;
-        boolean smallNumbers = false;
-        while (in.available() > 0) {
-            if (in.readByte() == NEW_BUCKET) {
-                bucket = in.readLong();
-                StateFormat format = StateFormat.values()[in.readByte()];
-                filter = directory == null ? null : directory.get(bucket);
-                store = filter != null && filter.format() == format ? stores.of(format) : null;
-                smallNumbers = version == VALUE_VERSION && stores.of(format).journalsSmallNumbers();
-            }
-            int detail = (int) readVarLong(in);
-            long a = smallNumbers ? readVarLong(in) : in.readLong();
-            long b = smallNumbers ? readVarLong(in) : in.readLong();
-            if (store != null) { // else the bucket expired after the entry was written: nothing to redo
-                stores.beginRecord(shard);
-                if (version == HASHES_VERSION) {
-                    store.redoFromHashes(bucket, filter, detail, a, b);
-                } else {
-                    store.redo(bucket, filter, detail, a, b);
-                }
-                redone++;
-            }
         }
         return redone;
     }

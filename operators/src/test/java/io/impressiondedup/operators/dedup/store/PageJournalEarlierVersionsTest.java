@@ -22,11 +22,12 @@ import org.apache.flink.api.common.state.MapState;
 import org.junit.jupiter.api.Test;
 
 /**
- * A page journal value of version 1, as a checkpoint of the release before value version 2 holds it (every entry with
- * both probe hashes, in either format), is still redone: a job restored from such a retained checkpoint finds every
- * journaled insert in its pages. The value is written here byte by byte, in that release's layout.
+ * Page journal values of the versions earlier releases' checkpoints hold are still redone: version 1 (every entry with
+ * both probe hashes, in either format) and version 2 (entries one by one, a fingerprint insert's page and section value
+ * as varints). A job restored from such a retained checkpoint finds every journaled insert in its pages. Each value is
+ * written here byte by byte, in its release's layout (JournalValues).
  */
-class PageJournalVersionOneTest {
+class PageJournalEarlierVersionsTest {
 
     private static final long FINGERPRINT_BUCKET = 20_000;
     private static final long BLOOM_BUCKET = 20_001;
@@ -69,6 +70,61 @@ class PageJournalVersionOneTest {
         BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
         bloomStore.beginRecord(0);
         assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(hashes[2][0], hashes[2][1], bloomStore)).isTrue();
+    }
+
+    @Test
+    void aVersionTwoValueOfBothFormatsIsRedoneIntoThePages() throws Exception {
+        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).fpp(0.001)
+                .stateFormat(StateFormat.FINGERPRINTS).build();
+        HeapMapState<PageGroup> groups = new HeapMapState<>();
+        HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
+        FormatStores stores = FormatStores.uncached(groups, fingerprintPages, plan, plan.shards());
+        BucketFilters directory = new BucketFilters();
+        FingerprintBucket fingerprints =
+                FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
+        ScalableBloomFilter bloom = plan.newBucketFilter();
+        directory.put(FINGERPRINT_BUCKET, fingerprints);
+        directory.put(BLOOM_BUCKET, bloom);
+        FingerprintPart part = fingerprints.parts().get(0);
+        long range = part.sizing().valueRange(FINGERPRINT_BUCKET, 0);
+        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L},
+                {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L}, {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
+
+        ByteBuffer value = ByteBuffer.allocate(128);
+        value.put((byte) 2); // value version 2
+        value.put((byte) 1).putLong(FINGERPRINT_BUCKET).put((byte) StateFormat.FINGERPRINTS.ordinal()); // a new bucket
+        for (int i = 0; i < 2; i++) {
+            if (i > 0) {
+                value.put((byte) 0); // the same bucket
+            }
+            value.put((byte) 0); // part 0, band 0
+            putVarint(value, part.sizing().pageOf(hashes[i][0]));
+            putVarint(value, FingerprintStoreSizing.scale(hashes[i][1], range));
+        }
+        value.put((byte) 1).putLong(BLOOM_BUCKET).put((byte) StateFormat.BLOOM.ordinal());
+        value.put((byte) 0).putLong(hashes[2][0]).putLong(hashes[2][1]); // layer 0, both hashes
+        byte[] bytes = new byte[value.position()];
+        value.flip().get(bytes);
+
+        long redone = new PageJournal(new HeapListState(List.of(bytes)), plan.shards()).replay(0, directory, stores);
+
+        assertThat(redone).isEqualTo(3);
+        for (int i = 0; i < 2; i++) {
+            FingerprintPage page = fingerprintPages.get(part.pageKey(hashes[i][0]));
+            assertThat(page).as("the page of entry %s", i).isNotNull();
+            assertThat(page.mightContain(FINGERPRINT_BUCKET, hashes[i][1], part.sizing())).as("entry %s", i).isTrue();
+        }
+        BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
+        bloomStore.beginRecord(0);
+        assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(hashes[2][0], hashes[2][1], bloomStore)).isTrue();
+    }
+
+    private static void putVarint(ByteBuffer buffer, long value) {
+        while ((value & ~0x7FL) != 0) {
+            buffer.put((byte) ((value & 0x7F) | 0x80));
+            value >>>= 7;
+        }
+        buffer.put((byte) value);
     }
 
     /** One key's {@code MapState} on the heap: the stores read and write the current shard's pages only. */
