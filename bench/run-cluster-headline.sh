@@ -188,6 +188,13 @@ CHECKPOINTS=$WORK/checkpoints.tsv
 : > "$CHECKPOINTS"
 
 trap '"$CLUSTER" stop || true' EXIT
+# --flink-conf lines go into the configuration the cluster starts from, so that the JobManager reads them too (e.g.
+# web.checkpoints.history, which the REST checkpoint statistics below depend on), not only the TaskManager.
+if ((${#flink_conf[@]} > 0)); then
+  cp "${FLINK_CONFIG:-$REPO/deploy/conf/config.yaml}" "$WORK/config-source.yaml"
+  printf '%s\n' "${flink_conf[@]}" >> "$WORK/config-source.yaml"
+  export FLINK_CONFIG=$WORK/config-source.yaml
+fi
 log "starting Kafka and the JobManager"
 "$CLUSTER" start 0
 if [[ $cluster_config == ours ]]; then
@@ -207,9 +214,6 @@ else
   tm_process_size=1728m
   grep -qx '  numberOfTaskSlots: 4' "$RUN_DIR/conf/config.yaml" || { log "flink-defaults.yaml lost its 4 slots"; exit 1; }
 fi
-for line in "${flink_conf[@]}"; do
-  printf '%s\n' "$line" >> "$RUN_DIR/conf/config.yaml"
-done
 # JFR's default stack depth (64) cuts a task thread's stacks before the operator that called.
 TASKMANAGER_JVM_OPTS="-XX:FlightRecorderOptions:stackdepth=512" "$CLUSTER" start-taskmanager
 slots=0
