@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.impressiondedup.state.BucketFilters;
 import io.impressiondedup.state.StateFormat;
-import io.impressiondedup.state.bloom.PageGroup;
 import io.impressiondedup.state.bloom.ScalableBloomFilter;
 import io.impressiondedup.state.fingerprints.FingerprintBucket;
 import io.impressiondedup.state.fingerprints.FingerprintPage;
@@ -32,64 +31,66 @@ class PageJournalEarlierVersionsTest {
     private static final long FINGERPRINT_BUCKET = 20_000;
     private static final long BLOOM_BUCKET = 20_001;
 
+    /** Two fingerprint inserts into part 0, band 0 of one bucket, and one Bloom insert into layer 0 of another. */
+    private static final long[][] HASHES = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L},
+            {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L}, {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
+
+    /** A shard's directory with one bucket in each format, its pages on the heap, read and written without a cache. */
+    private static final class Shard {
+        final DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).fpp(0.001)
+                .stateFormat(StateFormat.FINGERPRINTS).build();
+        final HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
+        final FormatStores stores = FormatStores.uncached(new HeapMapState<>(), fingerprintPages, plan, plan.shards());
+        final BucketFilters directory = new BucketFilters();
+        final FingerprintBucket fingerprints =
+                FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
+        final FingerprintPart part = fingerprints.parts().get(0);
+        final ScalableBloomFilter bloom = plan.newBucketFilter();
+
+        Shard() {
+            directory.put(FINGERPRINT_BUCKET, fingerprints);
+            directory.put(BLOOM_BUCKET, bloom);
+        }
+
+        /** Replays the journal value {@code value} holds up to its position; returns the entries redone. */
+        long replay(ByteBuffer value) throws Exception {
+            byte[] bytes = new byte[value.position()];
+            value.flip().get(bytes);
+            return new PageJournal(new HeapListState(List.of(bytes)), plan.shards()).replay(0, directory, stores);
+        }
+
+        /** Each of {@link #HASHES} is found in its bucket's pages. */
+        void assertEveryInsertIsInItsPage() {
+            for (int i = 0; i < 2; i++) {
+                FingerprintPage page = fingerprintPages.get(part.pageKey(HASHES[i][0]));
+                assertThat(page).as("the page of entry %s", i).isNotNull();
+                assertThat(page.mightContain(FINGERPRINT_BUCKET, HASHES[i][1], part.sizing())).as("entry %s", i).isTrue();
+            }
+            BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
+            bloomStore.beginRecord(0);
+            assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(HASHES[2][0], HASHES[2][1], bloomStore)).isTrue();
+        }
+    }
+
     @Test
     void aVersionOneValueOfBothFormatsIsRedoneIntoThePages() throws Exception {
-        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).fpp(0.001)
-                .stateFormat(StateFormat.FINGERPRINTS).build();
-        HeapMapState<PageGroup> groups = new HeapMapState<>();
-        HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
-        FormatStores stores = FormatStores.uncached(groups, fingerprintPages, plan, plan.shards());
-        BucketFilters directory = new BucketFilters();
-        FingerprintBucket fingerprints =
-                FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
-        ScalableBloomFilter bloom = plan.newBucketFilter();
-        directory.put(FINGERPRINT_BUCKET, fingerprints);
-        directory.put(BLOOM_BUCKET, bloom);
-        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L},
-                {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L}, {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
-
+        Shard shard = new Shard();
         ByteBuffer value = ByteBuffer.allocate(128);
         value.put((byte) 1); // value version 1
         value.put((byte) 1).putLong(FINGERPRINT_BUCKET).put((byte) StateFormat.FINGERPRINTS.ordinal()); // a new bucket
-        value.put((byte) 0).putLong(hashes[0][0]).putLong(hashes[0][1]); // part 0, band 0, h1, h2
-        value.put((byte) 0).put((byte) 0).putLong(hashes[1][0]).putLong(hashes[1][1]); // the same bucket, part 0, band 0
+        value.put((byte) 0).putLong(HASHES[0][0]).putLong(HASHES[0][1]); // part 0, band 0, h1, h2
+        value.put((byte) 0).put((byte) 0).putLong(HASHES[1][0]).putLong(HASHES[1][1]); // the same bucket, part 0, band 0
         value.put((byte) 1).putLong(BLOOM_BUCKET).put((byte) StateFormat.BLOOM.ordinal());
-        value.put((byte) 0).putLong(hashes[2][0]).putLong(hashes[2][1]); // layer 0
-        byte[] bytes = new byte[value.position()];
-        value.flip().get(bytes);
+        value.put((byte) 0).putLong(HASHES[2][0]).putLong(HASHES[2][1]); // layer 0
 
-        long redone = new PageJournal(new HeapListState(List.of(bytes)), plan.shards()).replay(0, directory, stores);
-
-        assertThat(redone).isEqualTo(3);
-        FingerprintPart part = fingerprints.parts().get(0);
-        for (int i = 0; i < 2; i++) {
-            FingerprintPage page = fingerprintPages.get(part.pageKey(hashes[i][0]));
-            assertThat(page).as("the page of entry %s", i).isNotNull();
-            assertThat(page.mightContain(FINGERPRINT_BUCKET, hashes[i][1], part.sizing())).as("entry %s", i).isTrue();
-        }
-        BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
-        bloomStore.beginRecord(0);
-        assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(hashes[2][0], hashes[2][1], bloomStore)).isTrue();
+        assertThat(shard.replay(value)).isEqualTo(3);
+        shard.assertEveryInsertIsInItsPage();
     }
 
     @Test
     void aVersionTwoValueOfBothFormatsIsRedoneIntoThePages() throws Exception {
-        DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).fpp(0.001)
-                .stateFormat(StateFormat.FINGERPRINTS).build();
-        HeapMapState<PageGroup> groups = new HeapMapState<>();
-        HeapMapState<FingerprintPage> fingerprintPages = new HeapMapState<>();
-        FormatStores stores = FormatStores.uncached(groups, fingerprintPages, plan, plan.shards());
-        BucketFilters directory = new BucketFilters();
-        FingerprintBucket fingerprints =
-                FingerprintBucket.create(plan.fingerprintScheme(), FingerprintStoreSizing.forPlan(plan));
-        ScalableBloomFilter bloom = plan.newBucketFilter();
-        directory.put(FINGERPRINT_BUCKET, fingerprints);
-        directory.put(BLOOM_BUCKET, bloom);
-        FingerprintPart part = fingerprints.parts().get(0);
-        long range = part.sizing().valueRange(FINGERPRINT_BUCKET, 0);
-        long[][] hashes = {{0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L},
-                {0x7777_0000_1111_2222L, 0x3333_4444_5555_6666L}, {0x0123_4567_89ab_cdefL, 0x7654_3210_fedc_ba98L}};
-
+        Shard shard = new Shard();
+        long range = shard.part.sizing().valueRange(FINGERPRINT_BUCKET, 0);
         ByteBuffer value = ByteBuffer.allocate(128);
         value.put((byte) 2); // value version 2
         value.put((byte) 1).putLong(FINGERPRINT_BUCKET).put((byte) StateFormat.FINGERPRINTS.ordinal()); // a new bucket
@@ -98,25 +99,14 @@ class PageJournalEarlierVersionsTest {
                 value.put((byte) 0); // the same bucket
             }
             value.put((byte) 0); // part 0, band 0
-            putVarint(value, part.sizing().pageOf(hashes[i][0]));
-            putVarint(value, FingerprintStoreSizing.scale(hashes[i][1], range));
+            putVarint(value, shard.part.sizing().pageOf(HASHES[i][0]));
+            putVarint(value, FingerprintStoreSizing.scale(HASHES[i][1], range));
         }
         value.put((byte) 1).putLong(BLOOM_BUCKET).put((byte) StateFormat.BLOOM.ordinal());
-        value.put((byte) 0).putLong(hashes[2][0]).putLong(hashes[2][1]); // layer 0, both hashes
-        byte[] bytes = new byte[value.position()];
-        value.flip().get(bytes);
+        value.put((byte) 0).putLong(HASHES[2][0]).putLong(HASHES[2][1]); // layer 0, both hashes
 
-        long redone = new PageJournal(new HeapListState(List.of(bytes)), plan.shards()).replay(0, directory, stores);
-
-        assertThat(redone).isEqualTo(3);
-        for (int i = 0; i < 2; i++) {
-            FingerprintPage page = fingerprintPages.get(part.pageKey(hashes[i][0]));
-            assertThat(page).as("the page of entry %s", i).isNotNull();
-            assertThat(page.mightContain(FINGERPRINT_BUCKET, hashes[i][1], part.sizing())).as("entry %s", i).isTrue();
-        }
-        BloomStore bloomStore = (BloomStore) stores.of(StateFormat.BLOOM);
-        bloomStore.beginRecord(0);
-        assertThat(bloomStore.select(BLOOM_BUCKET, bloom).mightContain(hashes[2][0], hashes[2][1], bloomStore)).isTrue();
+        assertThat(shard.replay(value)).isEqualTo(3);
+        shard.assertEveryInsertIsInItsPage();
     }
 
     private static void putVarint(ByteBuffer buffer, long value) {
