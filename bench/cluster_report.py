@@ -4,13 +4,16 @@
     cluster_report.py RUNS.tsv SMALL LARGE VARIANT...
 
 RUNS.tsv: variant, records, round, Flink's job duration in seconds, seconds from the jar upload to the
-job's end (optional). Medians over rounds; steady rate from the two sizes, fixed cost from the small one.
+job's end (optional). Medians over rounds; steady rate from the two sizes, fixed cost from the small one; and each
+variant against the keyed pass-through round by round (the runs of one round are minutes apart, where a median of
+each size may pair a quiet small run with a busy large one).
 """
 import statistics, sys
 path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-times, waits, tm_cpu, broker_cpu = {}, {}, {}, {}
+times, waits, tm_cpu, broker_cpu, by_round = {}, {}, {}, {}, {}
 for line in open(path):
-    variant, size, _, seconds, *more = line.rstrip("\n").split("\t")
+    variant, size, round_, seconds, *more = line.rstrip("\n").split("\t")
+    by_round[variant, int(size), round_] = float(seconds)
     more += ["nan"] * (3 - len(more))  # older runs files lack the later columns
     times.setdefault((variant, int(size)), []).append(float(seconds))
     waits.setdefault((variant, int(size)), []).append(float(more[0]))
@@ -52,6 +55,28 @@ print("that the runs keep busy.")
 print()
 print("fixed from submit: the same, from the jar upload to the job's end (main() with the job's broker checks, scheduling).")
 print()
+keyed_rounds = sorted({r for (v, _, r) in by_round if v == "keyed-pass-through"})
+if keyed_rounds:
+    print("Against the keyed pass-through round by round: steady rate (from the round's two runs) over the keyed pass-through's")
+    print("of the same round, and the keyed pass-through's large-run time over this variant's; medians over the rounds.")
+    print()
+    print(f"| {'variant':<22} | {'steady vs keyed, by round':<32} | {'median':>6} | {'large wall vs keyed, by round':<32} | {'median':>6} |")
+    print(f"|{'-'*24}|{'-'*34}|{'-'*8}|{'-'*34}|{'-'*8}|")
+    def round_steady(v, r):
+        gap = by_round.get((v, large, r), float("nan")) - by_round.get((v, small, r), float("nan"))
+        return (large - small) / gap if gap > 0 else float("nan")
+    for v in variants:
+        pairs = [(round_steady(v, r) / round_steady("keyed-pass-through", r),
+                  by_round.get(("keyed-pass-through", large, r), float("nan")) / by_round.get((v, large, r), float("nan")))
+                 for r in keyed_rounds if (v, large, r) in by_round and (v, small, r) in by_round]
+        pairs = [p for p in pairs if p[0] == p[0] and p[1] == p[1]]
+        if not pairs:
+            continue
+        steady_list = " ".join(f"{p[0]:.2f}" for p in pairs)
+        wall_list = " ".join(f"{p[1]:.2f}" for p in pairs)
+        print(f"| {v:<22} | {steady_list:<32} | {statistics.median(p[0] for p in pairs):6.2f} | {wall_list:<32} "
+              f"| {statistics.median(p[1] for p in pairs):6.2f} |")
+    print()
 print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s):")
 for line in open(path):
     print("  " + line.rstrip("\n").replace("\t", "  "))
