@@ -66,7 +66,7 @@
 # --capacity N: the plan of the job's variants that start without state (--capacity, default 1000000; issue 36's small
 # state is 1500000).
 # --warmup N: N untimed rounds first, each variant once at the small size. A fresh TaskManager compiles Flink's and the
-# state backend's own code during its first jobs (the first round's runs took up to 1.7x the CPU of the last's for the same
+# state backend's own code during its first jobs (the first round's runs took up to 1.8x the CPU of the last's for the same
 # input), where a user's long-running cluster has it compiled; each job still compiles its own classes, as users' do.
 # --tm-task-heap SIZE: the TaskManager's task heap (taskmanager.memory.task.heap.size, config.yaml's 384m by
 # default; the process size grows with it), for settings that need more heap, such as a larger --page-cache-bytes.
