@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.impressiondedup.job.Accounting;
 import io.impressiondedup.job.DedupJob;
 import io.impressiondedup.job.config.DedupJobConfig;
+import io.impressiondedup.job.config.RocksDbCompactionOptions;
 import io.impressiondedup.operators.dedup.DedupOperator;
 import io.impressiondedup.testdata.GeneratedRecord;
 import io.impressiondedup.testdata.generate.GeneratorSettings;
@@ -234,8 +235,9 @@ class ClusterIT {
 
     /**
      * The cluster's configuration sets no RocksDB option (deploy/conf/config.yaml): the dedup operator's
-     * RocksDB runs with what the job sets itself (RocksDbDefaults), as read back from the OPTIONS file
-     * RocksDB writes in each of the running job's instance directories.
+     * RocksDB runs with what the job sets itself (RocksDbDefaults: bloom filters, and RocksDbCompactionOptions' level-0
+     * trigger through the options factory the job names, loaded on the TaskManager from the job's jar), as read back from
+     * the OPTIONS file RocksDB writes in each of the running job's instance directories.
      */
     private void assertTheDedupStateRunsWithTheJobsRocksDbOptions(String jobId) throws IOException {
         Collection<Path> optionFiles; // the newest of each instance: RocksDB writes one more as column families are created
@@ -250,7 +252,8 @@ class ClusterIT {
             String options = Files.readString(file);
             assertThat(options).as(file.toString()).contains("[CFOptions \"bloom-page-groups\"]");
             String pages = options.substring(options.indexOf("[CFOptions \"bloom-page-groups\"]"));
-            assertThat(pages).as(file.toString()).contains("filter_policy=bloomfilter");
+            assertThat(pages).as(file.toString()).contains("filter_policy=bloomfilter")
+                    .contains("level0_file_num_compaction_trigger=" + RocksDbCompactionOptions.LEVEL0_FILES_TO_COMPACT);
         }
     }
 

@@ -6,6 +6,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 
 /**
  * The RocksDB options the job relies on, set on the job where the cluster's configuration gives none:
@@ -16,6 +17,9 @@ import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
  *   <li>{@code state.backend.rocksdb.use-bloom-filter: true} (Flink's default: false). Every record
  *       reads one page group by key; without a filter, a read probes each SST file whose key range
  *       covers the key, and the groups' keys are spread over every file (a restored state leaves many).
+ *   <li>{@code state.backend.rocksdb.options-factory: }{@link RocksDbCompactionOptions} (Flink's default: none): level 0
+ *       compacts at 8 files, not 4, so that a checkpoint uploads the page journal's and the pages' compaction
+ *       rewrites half as often.
  * </ul>
  *
  * Measured on a cluster with Flink's default configuration, 20M impressions restored, 4M records
@@ -33,7 +37,8 @@ import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 public final class RocksDbDefaults {
 
     /** Option -> the job's value, each applied only where the cluster's configuration has none. */
-    public static final List<Default<?>> VALUES = List.of(new Default<>(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true));
+    public static final List<Default<?>> VALUES = List.of(new Default<>(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true),
+            new Default<>(RocksDBOptions.OPTIONS_FACTORY, RocksDbCompactionOptions.class.getName()));
 
     private RocksDbDefaults() {}
 
