@@ -30,7 +30,10 @@ import org.rocksdb.DBOptions;
  * next compaction. With a small state, where each checkpoint writes nearly every Bloom page, that is up to 7 copies of
  * the pages instead of 3: the largest full checkpoint of a 4M run at a 1.5M plan went from 45-49 MB to 66 MB, while it
  * uploaded 0.77x the bytes; the TaskManager's CPU per record was 1-9% higher in every pair of those runs
- * (bench/results/2026-12-07-flink-defaults-small-level0-trigger-8.txt). The write stalls keep RocksDB's distance from the
+ * (bench/results/2026-12-07-flink-defaults-small-level0-trigger-8.txt). With 50M restored on this project's cluster
+ * (deploy/conf, less managed memory), where the Bloom format's evictions write more, its largest full checkpoint went
+ * from 1.50-1.55x to 1.79-2.08x the savepoint while it uploaded 0.78x the bytes; the fingerprint format's stayed at 1.08x
+ * (bench/results/2026-12-07-cluster-50m-level0-trigger-8.txt). The write stalls keep RocksDB's distance from the
  * trigger (slowdown at 16 files more, stop at 32).
  */
 public final class RocksDbCompactionOptions implements RocksDBOptionsFactory {
