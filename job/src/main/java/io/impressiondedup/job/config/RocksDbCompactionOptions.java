@@ -18,17 +18,17 @@ import org.rocksdb.DBOptions;
  * column family re-uploads everything it holds every fourth checkpoint: n checkpoints that append j bytes each upload
  * about n j (1 + n / 8) instead of n j (the k-th compaction rewrites the 4 k j bytes appended so far), the fingerprint
  * format's checkpoint bytes beyond its journal at 50M impressions in state (3.9 B per unique impression against the
- * journal's 2.55 B). At 8 it is n j (1 + n / 16), and the Bloom format's pages, which its dirty evictions write, set off a
- * rewrite of all the pages a subtask holds half as often. Measured with 50M impressions restored on a cluster with
+ * journal's 2.55 B). At 8 it is n j (1 + n / 16), and by the same arithmetic the Bloom format's pages, which its dirty
+ * evictions write, set off a rewrite of all the pages a subtask holds half as often (computed; compactions not counted). Measured with 50M impressions restored on a cluster with
  * Flink's defaults, 4M records, against the trigger of 4 (bench/results/2026-12-07-flink-defaults-50m-level0-trigger-8.txt):
  * checkpoint bytes per unique impression after the restore's upload, fingerprints 3.93 -> 2.68, Bloom 239 -> 156; the
  * largest full checkpoint 1.08x the savepoint for fingerprints either way, 1.62-1.68x -> 1.49-1.57x for Bloom.
  *
  * <p><b>What it costs.</b> Up to {@value #LEVEL0_FILES_TO_COMPACT} level-0 files a column family: a read of a key
- * that is not in the page cache checks each of them (their bloom filters, which the job turns on, answer most of those
- * checks without a block read), and a checkpoint's full size holds the page versions those files still carry until the
+ * that is not in the page cache checks each of them (their bloom filters, which the job turns on, are there to answer
+ * such checks without a block read: RocksDB's design, not measured here), and a checkpoint's full size holds the page versions those files still carry until the
  * next compaction. With a small state, where each checkpoint writes nearly every Bloom page, that is up to 7 copies of
- * the pages instead of 3: the largest full checkpoint of a 4M run at a 1.5M plan went from 45-49 MB to 66 MB, while it
+ * the pages instead of 3 (computed from the trigger): the largest full checkpoint of a 4M run at a 1.5M plan went from 45-49 MB to 66 MB, while it
  * uploaded 0.77x the bytes; the TaskManager's CPU per record was 1-9% higher in every pair of those runs
  * (bench/results/2026-12-07-flink-defaults-small-level0-trigger-8.txt). With 50M restored on this project's cluster
  * (deploy/conf, less managed memory), where the Bloom format's evictions write more, its largest full checkpoint went
