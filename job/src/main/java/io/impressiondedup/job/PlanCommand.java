@@ -67,7 +67,9 @@ public final class PlanCommand {
         }
         return "Page-group cache per subtask: " + budget.describe() + " (--page-cache-bytes fixes it); with 4 slots on Flink's default"
                 + " TaskManager (384 MiB of task heap): " + holding(plan, PageCacheBudget.shareOf(FLINK_DEFAULT_TASK_HEAP_BYTES, 4)) + "\n"
-                + "  On rocksdb, behind it: an off-heap tier in the operator's share of the slot's managed memory (64 MiB a slot there).\n";
+                + "  On rocksdb, behind it: an off-heap tier in the operator's share of the slot's managed memory: half a slot's with"
+                + " Flink's consumer weights (64 MiB there), three quarters with taskmanager.memory.managed.consumer-weights: "
+                + PageCacheBudget.TIER_CONSUMER_WEIGHTS + " in the cluster's configuration (96 MiB; a job cannot set it).\n";
     }
 
     private static String holding(DedupPlan plan, long bytes) {

@@ -2,6 +2,7 @@ package io.impressiondedup.job;
 
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.RocksDbDefaults;
+import io.impressiondedup.operators.dedup.store.PageCacheBudget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -204,6 +205,29 @@ class DeployConfigurationTest {
             flatten("", YAML.readTree(config.replace("@RUN_DIR@", "/tmp/run")), keys);
             assertThat(keys.stream().filter(k -> jobsKeys.stream().anyMatch(k::endsWith)))
                     .as("%s sets what the job sets itself (RocksDbDefaults): one place for each value", file).isEmpty();
+        }
+    }
+
+    /**
+     * The consumer weights are a TaskManager setting a job cannot make (PageCacheBudget): each cluster configuration this
+     * project ships gives the page tier three quarters of a slot's managed memory, and Flink reads them as those weights.
+     */
+    @Test
+    void theClustersWeShipGiveThePageTierThreeQuartersOfEachSlotsManagedMemory() throws Exception {
+        String key = TaskManagerOptions.MANAGED_MEMORY_CONSUMER_WEIGHTS.key();
+        JsonNode cluster = YAML.readTree(Files.readString(REPO.resolve("deploy/conf/config.yaml")).replace("@RUN_DIR@", "/tmp/run"));
+        JsonNode nested = cluster;
+        for (String part : key.split("\\.")) {
+            nested = nested.path(part);
+        }
+        String kubernetes = deployment().path("spec").path("flinkConfiguration").path(key).asText();
+        for (String weights : List.of(nested.asText(), kubernetes)) {
+            assertThat(weights).as("%s of a cluster this project ships", key).isEqualTo(PageCacheBudget.TIER_CONSUMER_WEIGHTS);
+            org.apache.flink.configuration.Configuration parsed = new org.apache.flink.configuration.Configuration();
+            parsed.setString(key, weights);
+            Map<String, String> byConsumer = parsed.get(TaskManagerOptions.MANAGED_MEMORY_CONSUMER_WEIGHTS);
+            assertThat(Integer.parseInt(byConsumer.get("OPERATOR"))).as("the tier's weight against RocksDB's")
+                    .isEqualTo(3 * Integer.parseInt(byConsumer.get("STATE_BACKEND")));
         }
     }
 

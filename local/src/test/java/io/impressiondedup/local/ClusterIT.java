@@ -36,6 +36,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -197,6 +200,7 @@ class ClusterIT {
             String first = cluster.submit(2, jobArgs);
             awaitCaughtUp(first, "the first third at parallelism 2");
             assertTheDedupStateRunsWithTheJobsRocksDbOptions(first);
+            assertThePageTierHasThreeQuartersOfEachSlotsManagedMemory();
             String savepoint = cluster.script("job.sh", "stop-with-savepoint", first).trim();
 
             produce(generator, RECORDS / 3, input, truth); // holds copies of impressions of the first third
@@ -256,6 +260,29 @@ class ClusterIT {
                     .contains("level0_file_num_compaction_trigger=" + RocksDbCompactionOptions.LEVEL0_FILES_TO_COMPACT);
         }
     }
+
+    /**
+     * The cluster's configuration (deploy/conf/config.yaml) gives the dedup operator's off-heap page tier three quarters of each
+     * slot's managed memory and RocksDB a quarter ({@code taskmanager.memory.managed.consumer-weights}), which only a
+     * TaskManager's configuration can set: every dedup subtask logs a tier of exactly that many bytes.
+     */
+    private void assertThePageTierHasThreeQuartersOfEachSlotsManagedMemory() throws IOException {
+        Configuration conf = GlobalConfiguration.loadConfiguration(runDir.resolve("conf").toString());
+        long slotBytes = conf.get(TaskManagerOptions.MANAGED_MEMORY_SIZE).getBytes() / conf.get(TaskManagerOptions.NUM_TASK_SLOTS);
+        List<Long> tiers = new ArrayList<>();
+        try (var logs = Files.newDirectoryStream(runDir.resolve("logs"), "taskmanager-*.log")) {
+            for (Path log : logs) {
+                Matcher tier = PAGE_TIER.matcher(Files.readString(log));
+                while (tier.find()) {
+                    tiers.add(Long.parseLong(tier.group(1)));
+                }
+            }
+        }
+        assertThat(tiers).as("the off-heap tier of each dedup subtask, of %s bytes of managed memory a slot", slotBytes)
+                .isNotEmpty().containsOnly(slotBytes / 4 * 3);
+    }
+
+    private static final Pattern PAGE_TIER = Pattern.compile("an off-heap tier of (\\d+) bytes of managed memory");
 
     static final int BACKFILL = 90_000;
 
