@@ -26,8 +26,9 @@ import org.apache.flink.util.FlinkRuntimeException;
  * memory beside RocksDB's ({@code taskmanager.memory.managed.consumer-weights}: half with the defaults), and this tier holds
  * in it what the heap cannot. The pages here are also not in RocksDB's block cache, which they would otherwise occupy twice.
  *
- * <p><b>Exclusive.</b> A page is in the heap cache or here, never both: {@link #take} removes what it returns, the heap cache
- * adds only what it evicts, and a write to the heap of a page held here drops this copy ({@link #discard}), which is older.
+ * <p><b>Exclusive.</b> A page is in the heap cache or here, never both: the heap cache adds only what it evicts, drops the
+ * copy here of a page it takes back ({@link #discard}), and a write to the heap of a page held here drops this copy, which is
+ * older. A page the heap has no room for stays here: {@link #peek} reads a copy, {@link #replace} writes it back in place.
  * A page held here dirty is newer than the one in state; a miss asks here before state.
  *
  * <p><b>Layout: a ring of records in the managed memory segments.</b> Each record is {@code [int length][int shard][long
@@ -84,8 +85,7 @@ final class OffHeapPageTier<V> {
     private int used;
     private int size;
 
-    private V taken;
-    private boolean takenDirty;
+    private boolean peekedDirty;
     private long hits;
     private long dirtyEvictions;
 
@@ -132,27 +132,21 @@ final class OffHeapPageTier<V> {
     }
 
     /**
-     * Removes the page at {@code key} of {@code shard} from the tier if it holds it; returns whether it did, the page then
-     * in {@link #taken()} and whether it was dirty in {@link #takenDirty()}.
+     * The page at {@code key} of {@code shard} if the tier holds it, deserialized (a copy: changes to it reach the tier only
+     * through {@link #replace}), else {@code null}; whether it is dirty in {@link #peekedDirty()}. The tier keeps it.
      */
-    boolean take(int shard, long key) {
+    V peek(int shard, long key) {
         int entry = find(shard, key);
         if (entry < 0) {
-            return false;
+            return null;
         }
-        taken = read(entry);
-        takenDirty = flags[entry] == DIRTY;
-        remove(entry);
+        peekedDirty = flags[entry] == DIRTY;
         hits++;
-        return true;
+        return read(entry);
     }
 
-    V taken() {
-        return taken;
-    }
-
-    boolean takenDirty() {
-        return takenDirty;
+    boolean peekedDirty() {
+        return peekedDirty;
     }
 
     /** Drops the copy of the page at {@code key} of {@code shard}, if held: the heap cache has a newer one. */
@@ -171,7 +165,34 @@ final class OffHeapPageTier<V> {
      */
     boolean add(int shard, long key, V page, boolean dirty, long heapWeight) {
         discard(shard, key); // none is held (the heap cache holds what it evicts); were one, this page is newer
+        return append(shard, key, serialize(page), dirty, heapWeight);
+    }
+
+    /**
+     * Holds {@code page}, changed or not, dirty in place of the copy held at {@code key} of {@code shard} (the heap cache had
+     * no room for it: {@link PageCache}); returns whether the tier held a copy and now holds this page. A record of the same
+     * length is overwritten where it is (a Bloom group's bits set); another is appended at the head, the old one left a hole.
+     * {@code false} if no copy is held (evicted since it was read) or the page is now larger than the ring, which the tier
+     * then no longer holds: the caller keeps it.
+     */
+    boolean replace(int shard, long key, V page, long heapWeight) {
+        int entry = find(shard, key);
+        if (entry < 0) {
+            return false;
+        }
         int payload = serialize(page);
+        if (recordLength(payload) == lengths[entry]) {
+            copyIn(offsets[entry] + HEADER_BYTES, out.getSharedBuffer(), payload);
+            flags[entry] = DIRTY;
+            weights[entry] = (int) Math.min(Integer.MAX_VALUE, heapWeight);
+            return true;
+        }
+        remove(entry);
+        return append(shard, key, payload, true, heapWeight);
+    }
+
+    /** Appends the page serialized in {@link #out} ({@code payload} bytes) at the head; false if its record exceeds the ring. */
+    private boolean append(int shard, long key, int payload, boolean dirty, long heapWeight) {
         int length = recordLength(payload);
         if (length > ringBytes) {
             return false;

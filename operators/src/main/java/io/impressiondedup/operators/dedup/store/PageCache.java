@@ -58,10 +58,18 @@ import org.apache.flink.util.FlinkRuntimeException;
  * victim is written to state under its own shard's key, then the record's key is made current again.
  *
  * <p><b>Off-heap tier.</b> Where the operator has managed memory ({@link #attachTier}), a page the hand evicts goes there,
- * serialized, clean or dirty ({@link OffHeapPageTier}), instead of to state; a miss asks the tier before state, and takes the
- * page back with its dirty flag. {@link #flush}, {@link #addDirtyBytes} and {@link #forgetShard} cover both tiers, so the
- * journal's rule and a checkpoint see a dirty page wherever it is. Only where state serializes (RocksDB): the heap backend
- * keeps its pages as objects already.
+ * serialized, clean or dirty ({@link OffHeapPageTier}), instead of to state; a miss asks the tier before state. A page found
+ * there moves back to the heap, with its dirty flag, only if the heap has room for it without evicting another (a free
+ * entry and budget); otherwise it stays in the tier: the record gets a copy, and a change to it is written back there
+ * ({@link OffHeapPageTier#replace}). <i>Why:</i> a record's pages follow from its hash, so lookups spread evenly over all
+ * pages, and while the pages outgrow the heap any of them held there hits as often as any other. Moving every page read
+ * from the tier onto the heap evicted another into the tier at each such read, and each page moved lived on the heap long
+ * enough to be promoted, then died in the old generation: with 50M impressions restored on Flink's defaults (weights of
+ * {@link PageCacheBudget#TIER_CONSUMER_WEIGHTS}) collection took 3.0 us of a record's TaskManager CPU and, left in the
+ * tier, 2.0 us; the Bloom format's CPU a record fell from 12.93 to 10.05 us, the fingerprint format's from 12.53 to 11.12
+ * (bench/README.md). {@link #flush}, {@link #addDirtyBytes} and {@link #forgetShard} cover both tiers, so the journal's
+ * rule and a checkpoint see a dirty page wherever it is. Only where state serializes (RocksDB): the heap backend keeps its
+ * pages as objects already.
  *
  * <p><b>Copies.</b> When the backend keeps state as objects (the heap backend: {@code
  * isSafeToReuseKVState() == false}), the cache keeps private copies (the given copier): of each page it reads
@@ -257,11 +265,17 @@ final class PageCache<V> {
             hits.inc();
             return groups[entry];
         }
-        if (tier != null && tier.take(shard, key)) {
-            V group = tier.taken();
-            lastEntry = add(shard, key, group, tier.takenDirty() ? DIRTY : 0);
-            trimToBudget(lastEntry);
-            return group;
+        if (tier != null) {
+            V group = tier.peek(shard, key);
+            if (group != null) {
+                if (hasRoomFor(group)) {
+                    tier.discard(shard, key);
+                    lastEntry = add(shard, key, group, tier.peekedDirty() ? DIRTY : 0);
+                } else {
+                    lastEntry = -1; // served from the tier, where it stays (class comment)
+                }
+                return group;
+            }
         }
         misses.inc();
         V stored;
@@ -288,6 +302,10 @@ final class PageCache<V> {
             weights[entry] = weight;
         } else {
             if (tier != null) {
+                if (!hasRoomFor(group) && tier.replace(shard, key, group, weightOf(group))) {
+                    lastEntry = -1; // served from the tier and written back there
+                    return;
+                }
                 tier.discard(shard, key); // evicted between the read and this write: the tier's copy is older than this page
             }
             entry = add(shard, key, group, DIRTY); // cached again
@@ -401,6 +419,14 @@ final class PageCache<V> {
                 }
             }
         }
+    }
+
+    /**
+     * Whether the heap can take {@code group} without evicting another page: a free or unused entry (the arrays grown if the
+     * budget allows) and room in the budget for its weight.
+     */
+    private boolean hasRoomFor(V group) {
+        return heldBytes + weightOf(group) <= budgetBytes && (freeCount > 0 || used < capacity || grow());
     }
 
     /** Adds an entry; returns it. */

@@ -389,6 +389,66 @@ class PageCacheTest {
         assertThat(state.byKey.get(5).get(address(1)).find(10, 0)).containsExactly(55L);
     }
 
+    /**
+     * With the heap full, a page read from the tier is not moved back (which would evict another page into the tier: with
+     * lookups spread evenly over more pages than the heap holds, every read a move both ways, and old-generation garbage): it
+     * is served from the tier, and its change is written back there in place.
+     */
+    @Test
+    void aPageTheHeapHasNoRoomForIsServedFromTheTierAndItsChangeWrittenBackThere() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        onShard(5);
+        cache.put(5, address(1), groupWith(10, 55));
+        cache.flush(); // page 1 clean in state
+        onShard(6);
+        cache.put(6, address(2), groupWith(10, 66)); // page 1 into the tier, clean; page 2 on the heap, dirty
+        onShard(5);
+        PageGroup page = cache.get(5, address(1));
+        assertThat(page.find(10, 0)).containsExactly(55L);
+        assertThat(cache.tier().hits()).isEqualTo(1);
+        onShard(6);
+        assertThat(cache.get(6, address(2)).find(10, 0)).containsExactly(66L);
+        assertThat(hits.getCount()).as("the heap kept shard 6's page").isEqualTo(1);
+        assertThat(cache.tier().hits()).as("and the tier page 1").isEqualTo(1);
+        onShard(5);
+
+        page.find(10, 0)[0] = 77L; // the record sets bits of its page: the same length
+        cache.put(5, address(1), page);
+        assertThat(cache.tier().size()).isEqualTo(1);
+        assertThat(cache.tier().consistent()).isTrue();
+        long[] dirty = new long[8];
+        cache.addDirtyBytes(dirty);
+        assertThat(dirty[5]).as("the change is a dirty page in the tier").isPositive();
+        assertThat(cache.get(5, address(1)).find(10, 0)).as("read back from the tier").containsExactly(77L);
+
+        page.put(11, 0, new long[] {88L}); // a page of a new bucket: a longer record
+        cache.put(5, address(1), page);
+        assertThat(cache.tier().consistent()).isTrue();
+        assertThat(cache.flush()).as("page 1 from the tier, page 2 from the heap").isEqualTo(2);
+        assertThat(state.byKey.get(5).get(address(1)).find(10, 0)).containsExactly(77L);
+        assertThat(state.byKey.get(5).get(address(1)).find(11, 0)).containsExactly(88L);
+        assertThat(dirtyEvictions.getCount()).isZero();
+        assertThat(state.log).as("never read from state").noneMatch(access -> access.startsWith("get"));
+    }
+
+    @Test
+    void aPageTheHeapHasRoomForIsTakenBackFromTheTier() {
+        PageCache<PageGroup> cache = tiered(1, 4, 4096);
+        onShard(5);
+        cache.put(5, address(1), groupWith(10, 55));
+        onShard(6);
+        cache.put(6, address(2), groupWith(10, 66)); // page 1 into the tier, dirty
+        cache.forgetShard(6); // the heap's only entry freed
+        onShard(5);
+        assertThat(cache.get(5, address(1)).find(10, 0)).containsExactly(55L);
+        assertThat(cache.tier().size()).as("moved to the heap").isZero();
+        assertThat(cache.get(5, address(1)).find(10, 0)).containsExactly(55L);
+        assertThat(cache.tier().hits()).as("the second read a heap hit").isEqualTo(1);
+        assertThat(hits.getCount()).isEqualTo(1);
+        assertThat(cache.flush()).as("still dirty, on the heap").isEqualTo(1);
+        assertThat(state.byKey.get(5).get(address(1)).find(10, 0)).containsExactly(55L);
+    }
+
     @Test
     void aFlushWritesTheTiersDirtyPagesUnderTheirShardsKeysAndKeepsThemClean() {
         PageCache<PageGroup> cache = tiered(1, 4, 4096);
