@@ -268,9 +268,10 @@ final class PageCache<V> {
         if (tier != null) {
             V group = tier.peek(shard, key);
             if (group != null) {
-                if (hasRoomFor(group)) {
+                long weight = weightOf(group);
+                if (hasRoomFor(weight)) {
                     tier.discard(shard, key);
-                    lastEntry = add(shard, key, group, tier.peekedDirty() ? DIRTY : 0);
+                    lastEntry = add(shard, key, group, tier.peekedDirty() ? DIRTY : 0, weight);
                 } else {
                     lastEntry = -1; // served from the tier, where it stays (class comment)
                 }
@@ -301,14 +302,15 @@ final class PageCache<V> {
             heldBytes += weight - weights[entry];
             weights[entry] = weight;
         } else {
+            long weight = weightOf(group);
             if (tier != null) {
-                if (!hasRoomFor(group) && tier.replace(shard, key, group, weightOf(group))) {
+                if (!hasRoomFor(weight) && tier.replace(shard, key, group, weight)) {
                     lastEntry = -1; // served from the tier and written back there
                     return;
                 }
                 tier.discard(shard, key); // evicted between the read and this write: the tier's copy is older than this page
             }
-            entry = add(shard, key, group, DIRTY); // cached again
+            entry = add(shard, key, group, DIRTY, weight); // cached again
         }
         lastEntry = entry;
         trimToBudget(entry);
@@ -422,21 +424,26 @@ final class PageCache<V> {
     }
 
     /**
-     * Whether the heap can take {@code group} without evicting another page: a free or unused entry (the arrays grown if the
-     * budget allows) and room in the budget for its weight.
+     * Whether the heap can take a page of {@code weight} ({@link #weightOf}) without evicting another: a free or unused entry
+     * (the arrays grown if the budget allows) and room in the budget.
      */
-    private boolean hasRoomFor(V group) {
-        return heldBytes + weightOf(group) <= budgetBytes && (freeCount > 0 || used < capacity || grow());
+    private boolean hasRoomFor(long weight) {
+        return heldBytes + weight <= budgetBytes && (freeCount > 0 || used < capacity || grow());
     }
 
     /** Adds an entry; returns it. */
     private int add(int shard, long key, V group, int dirty) {
+        return add(shard, key, group, dirty, weightOf(group));
+    }
+
+    /** Adds an entry for {@code group}, whose {@link #weightOf} is {@code weight}; returns it. */
+    private int add(int shard, long key, V group, int dirty, long weight) {
         int entry = allocate();
         entryWords[2 * entry] = key;
         entryWords[2 * entry + 1] = (long) (OCCUPIED | dirty) << 32 | (shard & 0xFFFFFFFFL);
         groups[entry] = group;
-        weights[entry] = weightOf(group);
-        heldBytes += weights[entry];
+        weights[entry] = weight;
+        heldBytes += weight;
         long tag = tag(shard, key);
         int slot = homeOf(tag);
         while (table[slot] != 0) {
