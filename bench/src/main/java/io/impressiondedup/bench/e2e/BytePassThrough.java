@@ -65,6 +65,7 @@ final class BytePassThrough {
                 .setStartingOffsets(OffsetsInitializer.earliest())
                 .setBounded(OffsetsInitializer.latest())
                 .setDeserializer(new RawBytes())
+                .setProperties(KafkaConnectors.consumerProperties(config)) // the job's consumer, as its source has it
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("commit.offsets.on.checkpoint", "true")
                 .build();

@@ -160,7 +160,7 @@ public final class OptionSources {
             wrap(sb, "Passed to every Kafka client of the job (security.protocol, sasl.*, ssl.*, ...). Secrets are never logged in"
                     + " clear; keep them out of Flink's configuration (the web UI shows it): use a --config file or Kafka's"
                     + " config providers, e.g. ${file:/etc/secrets/kafka.properties:password}. The sinks' producers take "
-                    + ProducerDefaults.describe() + " where these are not given.");
+                    + ProducerDefaults.describe() + ", the source's consumer " + ConsumerDefaults.describe() + " where these are not given.");
         }
         sb.append("  --").append(CONFIG_FILE).append(" <file.properties>\n");
         wrap(sb, "Read options from a properties file (keys without the leading dashes); program arguments win.");

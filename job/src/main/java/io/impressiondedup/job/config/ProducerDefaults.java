@@ -1,6 +1,5 @@
 package io.impressiondedup.job.config;
 
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -34,30 +33,26 @@ public final class ProducerDefaults {
 
     /** Property -> value, in the order {@code --help} lists them. */
     public static final Map<String, String> VALUES;
+    private static final KafkaClientDefaults DEFAULTS;
 
     static {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(COMPRESSION_TYPE, "lz4");
         values.put(BATCH_SIZE, Integer.toString(64 * 1024));
         values.put(MAX_REQUEST_SIZE, Integer.toString(DEFAULT_MAX_REQUEST_SIZE));
-        VALUES = Collections.unmodifiableMap(values);
+        DEFAULTS = new KafkaClientDefaults(values);
+        VALUES = DEFAULTS.values();
     }
 
     private ProducerDefaults() {}
 
     /** Sets each default in {@code producer} where it holds no value of the user's. */
     public static void applyTo(Properties producer) {
-        VALUES.forEach((property, value) -> {
-            if (producer.getProperty(property) == null) {
-                producer.setProperty(property, value);
-            }
-        });
+        DEFAULTS.applyTo(producer);
     }
 
     /** For {@code --help}: "compression.type=lz4, batch.size=65536, ...". */
     public static String describe() {
-        StringBuilder sb = new StringBuilder();
-        VALUES.forEach((property, value) -> sb.append(sb.length() == 0 ? "" : ", ").append(property).append('=').append(value));
-        return sb.toString();
+        return DEFAULTS.describe();
     }
 }

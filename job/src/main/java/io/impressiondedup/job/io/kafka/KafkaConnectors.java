@@ -1,5 +1,6 @@
 package io.impressiondedup.job.io.kafka;
 
+import io.impressiondedup.job.config.ConsumerDefaults;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.DedupJobOptions;
 import io.impressiondedup.job.config.InvalidOptionException;
@@ -56,7 +57,7 @@ public final class KafkaConnectors {
                 .setClientIdPrefix(groupId(config))
                 .setStartingOffsets(startingOffsets(config))
                 .setDeserializer(new ImpressionDeserializationSchema(config.parserSettings(), config.maxHeaders()))
-                .setProperties(clientProperties(config))
+                .setProperties(consumerProperties(config))
                 // Input produced transactionally is read only once committed.
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("commit.offsets.on.checkpoint", "true");
@@ -131,6 +132,13 @@ public final class KafkaConnectors {
     /** The reconciliation rows' sink ({@link StatsRows}), with the job's delivery guarantee and a transactional-id prefix of its own. */
     public static AdminReleasingKafkaSink<io.impressiondedup.operators.stats.StatsRow> statsSink(DedupJobConfig config, String topic) {
         return sink(config, topic, STATS_ID_SUFFIX, new StatsRows(topic));
+    }
+
+    /** The source's consumer properties: the job's {@code kafka.*} properties, and {@link ConsumerDefaults} where the user gave none. */
+    public static Properties consumerProperties(DedupJobConfig config) {
+        Properties consumer = clientProperties(config);
+        ConsumerDefaults.applyTo(consumer);
+        return consumer;
     }
 
     /**

@@ -27,8 +27,14 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 public final class OutputWriteDelay {
 
     public static final String METRIC = "output-write-delay-ms";
-    /** Samples the histogram keeps: a few seconds of one subtask at tens of thousands of records per second. */
-    static final int WINDOW = 100_000;
+    /**
+     * Samples the histogram keeps: a second or two of one subtask at tens of thousands of records per second. Not more:
+     * the ring buffer is a {@code double[]}, and each read of the histogram (Flink's metric fetcher and reporters,
+     * every few seconds) copies it twice; at 100,000 samples those were 800 KB arrays, humongous objects on a
+     * TaskManager's default heap (512 MB, 1 MiB G1 regions: 512 KiB and more), each of which can start a concurrent
+     * marking of the whole heap ({@code ConsumerDefaults} has the figures). 50,000 samples are 400 KB.
+     */
+    static final int WINDOW = 50_000;
 
     private final Histogram histogram;
 

@@ -3,6 +3,7 @@ package io.impressiondedup.job.io.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.impressiondedup.job.config.ConsumerDefaults;
 import io.impressiondedup.job.config.DedupJobConfig;
 import io.impressiondedup.job.config.InvalidOptionException;
 import io.impressiondedup.operators.model.DeadLetter;
@@ -203,5 +204,19 @@ public class KafkaRecordsTest {
                 .kafkaProperty("compression.type", "zstd").kafkaProperty("batch.size", "16384").build());
         assertThat(chosen.getProperty("compression.type")).isEqualTo("zstd");
         assertThat(chosen.getProperty("batch.size")).isEqualTo("16384");
+    }
+
+    @Test
+    void theSourceFetchesResponsesBelowG1sHumongousSizeUnlessTheUserSetsOtherwise() {
+        String[] required = {"--bootstrap-servers", "localhost:9092", "--input-topic", "in", "--output-topic", "out", "--dlq-topic", "dlq",
+            "--capacity", "1000"};
+        Properties defaults = KafkaConnectors.consumerProperties(DedupJobConfig.builder().arguments(required)
+                .kafkaProperty("security.protocol", "SSL").build());
+        assertThat(Integer.parseInt(defaults.getProperty("fetch.max.bytes"))).isEqualTo(256 * 1024)
+                .isLessThan(ConsumerDefaults.SMALLEST_HUMONGOUS_BYTES);
+        assertThat(defaults.getProperty("security.protocol")).isEqualTo("SSL");
+        Properties chosen = KafkaConnectors.consumerProperties(DedupJobConfig.builder().arguments(required)
+                .kafkaProperty("fetch.max.bytes", "52428800").build());
+        assertThat(chosen.getProperty("fetch.max.bytes")).isEqualTo("52428800");
     }
 }

@@ -2,6 +2,7 @@ package io.impressiondedup.job.io.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.impressiondedup.job.config.ConsumerDefaults;
 import io.impressiondedup.operators.model.Impression;
 import io.impressiondedup.operators.model.RawKafkaRecord;
 import java.nio.charset.StandardCharsets;
@@ -85,5 +86,11 @@ class OutputWriteDelayTest {
 
         assertThat(written.timestamp()).isNull();
         assertThat(histogram().getCount()).isZero();
+    }
+
+    @Test
+    void theHistogramsSampleArrayIsNoHumongousObjectOnATaskManagersDefaultHeap() {
+        long ringBufferBytes = 16L + (long) OutputWriteDelay.WINDOW * Double.BYTES; // a double[]: header and samples
+        assertThat(ringBufferBytes).isLessThan(ConsumerDefaults.SMALLEST_HUMONGOUS_BYTES);
     }
 }
