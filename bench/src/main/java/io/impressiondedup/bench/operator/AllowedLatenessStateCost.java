@@ -26,6 +26,10 @@ public final class AllowedLatenessStateCost {
     private AllowedLatenessStateCost() {}
 
     public static void main(String[] args) throws Exception {
+        ScratchTmpDir.run(() -> measure(args));
+    }
+
+    private static void measure(String[] args) throws Exception {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 3_000_000;
         int days = args.length > 1 ? Integer.parseInt(args[1]) : 6;
         String[] latenesses = (args.length > 2 ? args[2] : "0d,1d").split(",");

@@ -76,6 +76,10 @@ public final class OperatorThroughputBenchmark {
     static final String FLUSH_EVERY_PROPERTY = "bench.flush-every";
 
     public static void main(String[] args) throws Exception {
+        ScratchTmpDir.run(() -> measure(args));
+    }
+
+    private static void measure(String[] args) throws Exception {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 6_000_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int blockCacheMiB = args.length > 2 ? Integer.parseInt(args[2]) : 4;
