@@ -58,12 +58,15 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * had the smallest of two days 1.52 apart with the live buckets equal); (2) the watermark moves on
  * although a partition is idle: the dedup operator's input watermark, read while the stream is
  * written, reaches hour 48 (an idle partition that held it would keep it at hour 6); (3) the
- * TaskManager leaks neither file descriptors nor heap, comparing the last third of the run with the
- * first: its descriptors other than RocksDB's files at most 8 more at the most (they hold still: jars,
- * sockets, event polls; a descriptor leaked per checkpoint would add some 25 per third). RocksDB's own
- * files in its {@code db} directories are counted apart and printed, not compared: they follow its
- * flushes and compactions (21 to 65 in one run, 252 to 278 descriptors in all at the peaks of a CI run
- * that loaded the machine), so their peaks depend on timing, and their bound is RocksDB's compaction;
+ * TaskManager leaks neither file descriptors nor heap: the floor of its descriptors other than RocksDB's
+ * files in the last third of the run at most 8 above their floor in the middle third (they hold still:
+ * jars, sockets, event polls, 174 in every sample of a quiet run; a leak raises the floor, a descriptor
+ * leaked per checkpoint by some 25 a third, while the files a checkpoint's upload holds open for a moment
+ * only raise a sample, and the first third has the job's start in it). RocksDB's own files in its {@code
+ * db} directories are counted apart and printed, not compared: they follow its flushes and compactions (6
+ * to 77 in one run, 252 to 278 descriptors in all at the peaks of a CI run that loaded the machine), so
+ * their peaks depend on timing, and their bound is RocksDB's compaction. The live heap is compared with the
+ * first third's;
  * and the floor of its live heap, measured after a full GC ({@link #liveHeapKiB}), at most 25% + 16 MiB
  * higher (sampled heap use swings between collections whatever leaks, so it is printed, not
  * compared); (4) the output is exactly once.
@@ -144,9 +147,10 @@ class SoakIT {
             int lastDayShardBuckets = checkpoints.values().stream()
                     .filter(c -> stream.hourAt(c.path("trigger_timestamp").asLong()) >= HOURS - 24)
                     .mapToInt(c -> liveShardBuckets.getOrDefault(c.path("id").asLong(), 0)).max().orElse(0);
-            assertThat(lastDayShardBuckets).as("live shard-buckets in the last simulated day: at most 6 per shard (4 to 5 expected:"
-                    + " R + L = 3 h of 1 h buckets, the current one and the one expiring), 72 were none dropped\n%s", curve)
-                    .isBetween(1, 128 * 6);
+            assertThat(lastDayShardBuckets).as("live shard-buckets in the last simulated day: at most 12 per shard (4 to 5 expected:"
+                    + " R + L = 3 h of 1 h buckets, the current one and the one expiring, one more for each simulated hour, about a"
+                    + " second here, that a source subtask runs ahead of the watermark), 48 to 72 were none dropped\n%s", curve)
+                    .isBetween(1, 128 * 12);
 
             // (2) The watermark went on past the partition idle since hour 6, while the other partitions were written (once
             // every partition is idle, Flink forwards the highest watermark anyway, so a watermark read after the stream proves
@@ -159,10 +163,11 @@ class SoakIT {
             // (3) No leak: the last third of the run against the first.
             List<Sample> first = samples.subList(0, samples.size() / 3);
             List<Sample> last = samples.subList(samples.size() - samples.size() / 3, samples.size());
-            long firstFiles = first.stream().mapToLong(s -> s.openFiles.other()).max().orElseThrow();
-            long lastFiles = last.stream().mapToLong(s -> s.openFiles.other()).max().orElseThrow();
-            assertThat(lastFiles).as("descriptors of the TaskManager other than RocksDB's files, most in the last third vs the first"
-                    + " (%d)\n%s", firstFiles, curve).isLessThanOrEqualTo(firstFiles + 8);
+            List<Sample> middle = samples.subList(samples.size() / 3, samples.size() - samples.size() / 3);
+            long middleFiles = middle.stream().mapToLong(s -> s.openFiles.other()).min().orElseThrow();
+            long lastFiles = last.stream().mapToLong(s -> s.openFiles.other()).min().orElseThrow();
+            assertThat(lastFiles).as("descriptors of the TaskManager other than RocksDB's files, least in the last third vs the middle"
+                    + " third (%d)\n%s", middleFiles, curve).isLessThanOrEqualTo(middleFiles + 8);
             // The floor of the live heap: a leak raises it, a transient (more buckets while the watermark waited) does not.
             long firstHeap = first.stream().mapToLong(s -> s.liveHeapKiB).filter(kib -> kib > 0).min()
                     .orElseThrow(() -> new AssertionError("no heap measured after a full GC in the first third"));
