@@ -91,8 +91,8 @@ class PlanCommandTest {
     @Test
     void thePlanPrintsThePageCacheOfItsBackend() {
         assertThat(run("--capacity", "2000000000")).isZero();
-        assertThat(out()).contains("Page-group cache per subtask: 2/3 of each slot's task heap (--page-cache-bytes fixes it); with 4 slots"
-                + " on Flink's default TaskManager (384 MiB of task heap): 64 MiB = 43,919 groups of 1,528 B (5 live buckets x 256 B pages)");
+        assertThat(out()).contains("Page-group cache per subtask: 3/4 of each slot's task heap (--page-cache-bytes fixes it); with 4 slots"
+                + " on Flink's default TaskManager (384 MiB of task heap): 72 MiB = 49,409 groups of 1,528 B (5 live buckets x 256 B pages)");
         assertThat(run("--capacity", "2000000000", "--page-cache-bytes", "128mb")).isZero();
         assertThat(out()).contains("Page-group cache per subtask: 128 MiB = 87,838 groups of 1,528 B");
         assertThat(run("--capacity", "2000000000", "--state-backend", "hashmap")).isZero();

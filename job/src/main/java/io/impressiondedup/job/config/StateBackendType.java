@@ -21,7 +21,7 @@ public enum StateBackendType {
 
     /**
      * Heap per subtask for the page cache when {@code --page-cache-bytes} is not given: on RocksDB, where
-     * a hit saves a JNI read and write, two thirds of each slot's task heap ({@link PageCacheBudget}); none
+     * a hit saves a JNI read and write, three quarters of each slot's task heap ({@link PageCacheBudget}); none
      * on the heap, where state is objects already and the cache, which must keep its own copies there
      * (asynchronous snapshots), would hold every cached page twice.
      */

@@ -18,7 +18,7 @@ import org.apache.flink.util.FlinkRuntimeException;
  * until the heap asks for them again, a checkpoint writes them, or room is needed.
  *
  * <p><b>Why.</b> A TaskManager started with Flink's defaults has 384 MiB of task heap for its 4 slots and 512 MiB of managed
- * memory, which RocksDB takes for its block cache and write buffers. The heap cache gets two thirds of a slot's heap (64
+ * memory, which RocksDB takes for its block cache and write buffers. The heap cache gets three quarters of a slot's heap (72
  * MiB); 50M impressions of Bloom state are about 120 MB a subtask. Past the heap cache every read was a RocksDB {@code get}
  * and every evicted dirty page a {@code put}, its flush, compaction and upload: 38 us of TaskManager CPU a record against 16
  * us with a cache that held the state (bench/results/2026-12-06-flink-defaults-50m-deferred-writes.txt). The operator declares

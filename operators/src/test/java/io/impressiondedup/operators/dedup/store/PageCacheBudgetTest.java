@@ -23,23 +23,23 @@ class PageCacheBudgetTest {
     }
 
     @Test
-    void aShareIsTwoThirdsOfEachSlotsTaskHeap() {
+    void aShareIsThreeQuartersOfEachSlotsTaskHeap() {
         PageCacheBudget share = PageCacheBudget.shareOfTaskHeap();
 
-        // Flink's default TaskManager (process 1728m: task heap 384m): the fixed 64 MiB the share replaced, at 4 slots.
-        assertThat(share.resolve(taskManager("384m", 4), JVM_HEAP)).isEqualTo(64 * MIB);
-        assertThat(share.resolve(taskManager("384m", 1), JVM_HEAP)).isEqualTo(256 * MIB);
-        assertThat(share.resolve(taskManager("384m", 2), JVM_HEAP)).isEqualTo(128 * MIB);
-        assertThat(share.resolve(taskManager("8g", 4), 16384 * MIB)).isEqualTo(8192 * MIB / 4 / 3 * 2);
+        // Flink's default TaskManager (process 1728m: task heap 384m), at 4 slots.
+        assertThat(share.resolve(taskManager("384m", 4), JVM_HEAP)).isEqualTo(72 * MIB);
+        assertThat(share.resolve(taskManager("384m", 1), JVM_HEAP)).isEqualTo(288 * MIB);
+        assertThat(share.resolve(taskManager("384m", 2), JVM_HEAP)).isEqualTo(144 * MIB);
+        assertThat(share.resolve(taskManager("8g", 4), 16384 * MIB)).isEqualTo(1536 * MIB);
     }
 
     @Test
     void withoutADeclaredTaskHeapOrAboveTheJvmsTheJvmsMaximumHeapStandsForIt() {
         PageCacheBudget share = PageCacheBudget.shareOfTaskHeap();
 
-        assertThat(share.resolve(taskManager(null, 2), 768 * MIB)).isEqualTo(256 * MIB);
+        assertThat(share.resolve(taskManager(null, 2), 768 * MIB)).isEqualTo(288 * MIB);
         // A local environment declares an unbounded task heap.
-        assertThat(share.resolve(taskManager(MemorySize.MAX_VALUE.toString(), 1), 768 * MIB)).isEqualTo(512 * MIB);
+        assertThat(share.resolve(taskManager(MemorySize.MAX_VALUE.toString(), 1), 768 * MIB)).isEqualTo(576 * MIB);
     }
 
     @Test
@@ -47,7 +47,7 @@ class PageCacheBudgetTest {
         assertThat(PageCacheBudget.ofBytes(8 * MIB).resolve(taskManager("384m", 4), JVM_HEAP)).isEqualTo(8 * MIB);
         assertThat(PageCacheBudget.ofBytes(0).resolve(taskManager("8g", 1), JVM_HEAP)).isZero();
         assertThat(PageCacheBudget.ofBytes(8 * MIB).describe()).isEqualTo("8 MiB");
-        assertThat(PageCacheBudget.shareOfTaskHeap().describe()).isEqualTo("2/3 of each slot's task heap");
+        assertThat(PageCacheBudget.shareOfTaskHeap().describe()).isEqualTo("3/4 of each slot's task heap");
         assertThatThrownBy(() -> PageCacheBudget.ofBytes(-1)).hasMessageContaining("must be 0 (off) or positive, but was -1");
         assertThatThrownBy(() -> PageCacheBudget.shareOfTaskHeap().fixedBytes()).isInstanceOf(IllegalStateException.class);
     }
