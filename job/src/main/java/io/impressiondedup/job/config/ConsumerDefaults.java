@@ -35,15 +35,12 @@ public final class ConsumerDefaults {
     public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
     public static final int DEFAULT_FETCH_MAX_BYTES = 256 * 1024;
 
-    /** Property -> value, in the order {@code --help} lists them. */
-    public static final Map<String, String> VALUES;
     private static final KafkaClientDefaults DEFAULTS;
 
     static {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(FETCH_MAX_BYTES, Integer.toString(DEFAULT_FETCH_MAX_BYTES));
         DEFAULTS = new KafkaClientDefaults(values);
-        VALUES = DEFAULTS.values();
     }
 
     private ConsumerDefaults() {}

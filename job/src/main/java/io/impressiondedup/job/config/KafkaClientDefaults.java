@@ -18,10 +18,6 @@ final class KafkaClientDefaults {
         this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
     }
 
-    Map<String, String> values() {
-        return values;
-    }
-
     /** Sets each default in {@code client} where it holds no value of the user's. */
     void applyTo(Properties client) {
         values.forEach((property, value) -> {

@@ -31,8 +31,6 @@ public final class ProducerDefaults {
     public static final String MAX_REQUEST_SIZE = "max.request.size";
     public static final int DEFAULT_MAX_REQUEST_SIZE = 2 * 1024 * 1024;
 
-    /** Property -> value, in the order {@code --help} lists them. */
-    public static final Map<String, String> VALUES;
     private static final KafkaClientDefaults DEFAULTS;
 
     static {
@@ -41,7 +39,6 @@ public final class ProducerDefaults {
         values.put(BATCH_SIZE, Integer.toString(64 * 1024));
         values.put(MAX_REQUEST_SIZE, Integer.toString(DEFAULT_MAX_REQUEST_SIZE));
         DEFAULTS = new KafkaClientDefaults(values);
-        VALUES = DEFAULTS.values();
     }
 
     private ProducerDefaults() {}
