@@ -3,11 +3,14 @@ package io.impressiondedup.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -18,13 +21,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * TaskManager's files and heap ({@link SoakIT}), keeps a cluster of its own.
  *
  * <p>The ITs meet on it in any order, so each one uses topics, consumer groups, transactional ids and files of its own
- * names, reads the logs only from where its job starts, and ends every job it starts: after each IT class, a job still
- * running is cancelled (so the next one gets the slots) and fails that class.
+ * names, reads the logs only from where its job starts, and ends every job it starts. After each test, a job it started that
+ * still runs is cancelled, so the next test gets the slots: a test that fails half-way fails alone instead of taking
+ * the following tests down with slot time-outs; a test that passed but left a job running fails for it. After each IT
+ * class, the same for jobs started outside a test ({@code @BeforeAll}). The ITs on this cluster run one after another
+ * (junit-platform.properties), so the jobs that appear during a test are that test's.
  *
  * <p>Stopping it deletes the pid files first, as after a failed run: {@code cluster.sh stop} must still find and end
  * every process ({@link StandaloneCluster#close()} fails naming any process left).
  */
-final class SharedCluster implements BeforeAllCallback, AfterAllCallback {
+final class SharedCluster implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedCluster.class);
     private static final Set<String> ENDED = Set.of("CANCELED", "FAILED", "FINISHED");
@@ -44,18 +50,44 @@ final class SharedCluster implements BeforeAllCallback, AfterAllCallback {
     }
 
     @Override
-    public void afterAll(ExtensionContext context) throws Exception {
-        List<String> left = new ArrayList<>();
+    public void beforeEach(ExtensionContext context) {
+        Set<String> known = new HashSet<>();
         for (JsonNode job : cluster.restJson("/jobs/overview").path("jobs")) {
-            if (!ENDED.contains(job.path("state").asText())) {
-                left.add(job.path("jid").asText() + " (" + job.path("name").asText() + ", " + job.path("state").asText() + ")");
-                cluster.cancel(job.path("jid").asText());
-            }
+            known.add(job.path("jid").asText());
         }
+        context.getStore(NAMESPACE).put("jobs before the test", known);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        @SuppressWarnings("unchecked")
+        Set<String> known = context.getStore(NAMESPACE).get("jobs before the test", Set.class);
+        List<String> left = cancelRunningJobsExcept(known);
+        if (!left.isEmpty() && context.getExecutionException().isEmpty()) {
+            throw new AssertionError(context.getDisplayName() + " left jobs running on the shared cluster (cancelled now): " + left);
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        List<String> left = cancelRunningJobsExcept(Set.of());
         if (!left.isEmpty()) {
             throw new AssertionError(context.getRequiredTestClass().getSimpleName() + " left jobs running on the shared cluster"
                     + " (cancelled now): " + left);
         }
+    }
+
+    /** Cancels every job not in {@code known} that has not ended; returns them as "id (name, state)". */
+    private static List<String> cancelRunningJobsExcept(Set<String> known) throws Exception {
+        List<String> left = new ArrayList<>();
+        for (JsonNode job : cluster.restJson("/jobs/overview").path("jobs")) {
+            String id = job.path("jid").asText();
+            if (!known.contains(id) && !ENDED.contains(job.path("state").asText())) {
+                left.add(id + " (" + job.path("name").asText() + ", " + job.path("state").asText() + ")");
+                cluster.cancel(id);
+            }
+        }
+        return left;
     }
 
     static StandaloneCluster cluster() {
