@@ -92,9 +92,9 @@ class PlanCommandTest {
     void thePlanPrintsThePageCacheOfItsBackend() {
         assertThat(run("--capacity", "2000000000")).isZero();
         assertThat(out()).contains("Page-group cache per subtask: 3/4 of each slot's task heap (--page-cache-bytes fixes it); with 4 slots"
-                + " on Flink's default TaskManager (384 MiB of task heap): 72 MiB = 49,409 groups of 1,528 B (5 live buckets x 256 B pages)");
+                + " on Flink's default TaskManager (384 MiB of task heap): 72 MiB = 52,139 groups of 1,448 B (5 live buckets x 256 B pages)");
         assertThat(run("--capacity", "2000000000", "--page-cache-bytes", "128mb")).isZero();
-        assertThat(out()).contains("Page-group cache per subtask: 128 MiB = 87,838 groups of 1,528 B");
+        assertThat(out()).contains("Page-group cache per subtask: 128 MiB = 92,691 groups of 1,448 B");
         assertThat(run("--capacity", "2000000000", "--state-backend", "hashmap")).isZero();
         assertThat(out()).contains("Page-group cache per subtask: off (--page-cache-bytes 0)");
     }

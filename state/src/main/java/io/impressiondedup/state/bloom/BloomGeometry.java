@@ -95,7 +95,7 @@ public final class BloomGeometry {
     public boolean mightContain(BloomPageStore pages, int layer, long h1, long h2) {
         int block = BloomBlock.blockOf(h1, numBlocks);
         long[] words = pages.readPage(layer, pageOf(block));
-        return words != null && BloomBlock.mightContain(words, wordOffsetInPage(block), h1, h2, probes);
+        return words != null && BloomBlock.mightContain(words, pages.pageOffset() + wordOffsetInPage(block), h1, h2, probes);
     }
 
     /**
@@ -107,10 +107,13 @@ public final class BloomGeometry {
         int block = BloomBlock.blockOf(h1, numBlocks);
         int page = pageOf(block);
         long[] words = pages.readPage(layer, page);
+        int pageOffset = 0;
         if (words == null) {
             words = new long[wordsInPage(page)];
+        } else {
+            pageOffset = pages.pageOffset();
         }
-        boolean changed = BloomBlock.put(words, wordOffsetInPage(block), h1, h2, probes);
+        boolean changed = BloomBlock.put(words, pageOffset + wordOffsetInPage(block), h1, h2, probes);
         if (changed) {
             pages.writePage(layer, page, words);
         }

@@ -275,6 +275,47 @@ class SerializerRoundTripTest {
     }
 
     @Test
+    void groupsWhoseSubPagesDifferInLengthReadBackWordForWord() throws IOException {
+        PageGroup growing = new PageGroup();
+        growing.put(20_000, 0, new long[] {1, 2});
+        growing.put(20_001, 0, new long[] {3, 4, 5, 6, 7}); // longer than the first: the array grows while read
+        growing.put(20_001, 1, new long[] {8});
+        assertThat(roundTrip(PageGroupSerializer.INSTANCE, growing).array()).containsExactly(growing.array());
+
+        PageGroup shrinking = new PageGroup();
+        shrinking.put(1, 0, new long[] {1, 2, 3});
+        shrinking.put(2, 0, new long[] {4}); // shorter: the array is trimmed
+        assertThat(roundTrip(PageGroupSerializer.INSTANCE, shrinking).array()).containsExactly(shrinking.array());
+    }
+
+    @Test
+    void aGroupClaimingMoreThanItHoldsEndsAtItsBytesWithoutAllocatingTheClaim() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeInt(4_096); // sub-pages, each claiming 65,536 words (2 GiB in all); one word follows
+        out.writeLong(1);
+        out.writeByte(0);
+        out.writeInt(65_536);
+        out.writeLong(7);
+        assertThatThrownBy(() -> PageGroupSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())))
+                .isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void aGroupHoldingOneSubPageTwiceIsCorrupt() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeInt(2);
+        for (int i = 0; i < 2; i++) {
+            out.writeLong(20_000);
+            out.writeByte(0);
+            out.writeInt(1);
+            out.writeLong(i);
+        }
+        assertThatThrownBy(() -> PageGroupSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("sub-page of bucket 20000, layer 0 twice");
+    }
+
+    @Test
     void snapshotsRoundTripAndResolveAsCompatible() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, ScalableBloomFilterSerializer.INSTANCE.snapshotConfiguration());

@@ -29,6 +29,8 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
     /** The bucket and filter the following {@link #readPage}/{@link #writePage} are for. */
     private long bucket;
     private ScalableBloomFilter filter;
+    /** Where the page the last {@link #readPage} returned begins in its group's array. */
+    private int pageOffset;
 
     BloomStore(MapState<Long, PageGroup> groups, PageCache<PageGroup> cache, DedupPlan plan, PageJournal journal) {
         super(new MapStatePages<>(groups, cache,
@@ -103,12 +105,27 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
         return this.filter;
     }
 
+    /** The group's one array, the page at {@link #pageOffset()} in it ({@link PageGroup}, "Layout"). */
     @Override
     public long[] readPage(int layer, int page) {
         PageGroup group = pages.read(keyOf(layer, page));
-        return group == null ? null : group.find(bucket, layer);
+        if (group == null) {
+            return null;
+        }
+        int offset = group.offsetOf(bucket, layer);
+        if (offset < 0) {
+            return null;
+        }
+        pageOffset = offset;
+        return group.array();
     }
 
+    @Override
+    public int pageOffset() {
+        return pageOffset;
+    }
+
+    /** The group's array changed in place is written as it is; a new page's words are copied into the group. */
     @Override
     public void writePage(int layer, int page, long[] words) {
         long key = keyOf(layer, page);
@@ -116,7 +133,9 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
         if (group == null) {
             group = new PageGroup();
         }
-        group.put(bucket, layer, words);
+        if (words != group.array()) {
+            group.put(bucket, layer, words);
+        }
         pages.write(key, group);
     }
 

@@ -179,16 +179,16 @@ final class PageCache<V> {
     }
 
     /**
-     * Heap bytes of one cached group on plan, with its share of the cache's arrays: a {@code PageGroup}
-     * (16 B header + 2 references = 24 B), its owner array (16 + 8n), its page array (16 + 4n, rounded to 8)
-     * and n pages of {@code pageBytes} (16 B header each), n = the plan's live buckets (every live bucket's
-     * page at that index); plus the entry's own {@value #ENTRY_BYTES} B. With the defaults (256 B pages, 5 live
-     * buckets): 24 + 56 + 40 + 5 x 272 + 48 = 1,528 B. Groups of filters over plan (growth layers) are larger; the estimate is of the plan.
+     * Heap bytes of one cached group on plan, with its share of the cache's arrays: a {@code PageGroup} (16 B: header and
+     * its array's reference) and its one array (16 B header, a count, an owner and a length per sub-page, the sub-pages'
+     * words: {@code PageGroup#heapBytes}), n sub-pages of {@code pageBytes}, n = the plan's live buckets (every live
+     * bucket's page at that index); plus the entry's own {@value #ENTRY_BYTES} B. With the defaults (256 B pages, 5 live
+     * buckets): 16 + 16 + 8 x 11 + 5 x 256 + 48 = 1,448 B. Groups of filters over plan (growth layers) are larger; the
+     * estimate is of the plan.
      */
     static long bytesPerGroup(DedupPlan plan) {
         int n = plan.liveBuckets();
-        long pageArray = (16 + 4L * n + 7) / 8 * 8;
-        return 24 + (16 + 8L * n) + pageArray + n * (16L + plan.pageBytes()) + ENTRY_BYTES;
+        return 16 + 16 + 8L * (1 + 2L * n) + n * (long) plan.pageBytes() + ENTRY_BYTES;
     }
 
     /** How many groups {@code bytes} of heap hold ({@link #bytesPerGroup}); at least one if {@code bytes} is positive. */

@@ -274,12 +274,12 @@ class PageCacheTest {
         state.current().put(address(1), groupWith(10, 1));
         PageGroup cached = cache.get(0, address(1));
         assertThat(cached).isNotSameAs(state.current().get(address(1))).isEqualTo(state.current().get(address(1)));
-        cached.find(10, 0)[0] = 9;
+        setFirstWord(cached, 10, 9);
         cache.put(0, address(1), cached);
         cache.flush();
         PageGroup stored = state.current().get(address(1));
         assertThat(stored.find(10, 0)).containsExactly(9L);
-        cached.find(10, 0)[0] = 10;
+        setFirstWord(cached, 10, 10);
         assertThat(stored.find(10, 0)).as("a later change does not reach the snapshotted object").containsExactly(9L);
     }
 
@@ -345,8 +345,8 @@ class PageCacheTest {
     void theBudgetBuysGroupsOfThePlansSize() {
         DedupPlan plan = DedupPlan.builder().capacityPerBucket(1_000_000).shards(128).pageBytes(256).build();
         assertThat(plan.liveBuckets()).isEqualTo(5);
-        assertThat(PageCache.bytesPerGroup(plan)).isEqualTo(24 + 56 + 40 + 5 * 272 + 48);
-        assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1528));
+        assertThat(PageCache.bytesPerGroup(plan)).isEqualTo(16 + 16 + 8 * 11 + 5 * 256 + 48);
+        assertThat(PageCache.groupsFor(64L << 20, plan)).isEqualTo((int) ((64L << 20) / 1448));
         assertThat(PageCache.groupsFor(0, plan)).isZero();
         assertThat(PageCache.groupsFor(1, plan)).isEqualTo(1);
     }
@@ -412,7 +412,7 @@ class PageCacheTest {
         assertThat(cache.tier().hits()).as("and the tier page 1").isEqualTo(1);
         onShard(5);
 
-        page.find(10, 0)[0] = 77L; // the record sets bits of its page: the same length
+        setFirstWord(page, 10, 77L); // the record sets bits of its page: the same length
         cache.put(5, address(1), page);
         assertThat(cache.tier().size()).isEqualTo(1);
         assertThat(cache.tier().consistent()).isTrue();
@@ -527,8 +527,9 @@ class PageCacheTest {
                 group = new PageGroup();
             }
             int bucket = puts[page]++;
-            group.put(bucket, 0, new long[1 + (page * 7 + bucket) % 40]); // 1 to 40 words: pages grow by 16 to 328 bytes
-            group.find(bucket, 0)[0] = page;
+            long[] words = new long[1 + (page * 7 + bucket) % 40]; // 1 to 40 words: groups grow unevenly
+            words[0] = page;
+            group.put(bucket, 0, words);
             cache.put(shard, address(page), group);
             assertThat(cache.tier().consistent()).as("step %s", step).isTrue();
             if (step % 97 == 96) {
@@ -584,5 +585,10 @@ class PageCacheTest {
         assertThat(cache.get(1, address(1))).as("not brought back from the tier").isNull();
         onShard(2);
         assertThat(cache.flush()).as("shard 2's two pages").isEqualTo(2);
+    }
+
+    /** Changes a group's sub-page in place, as an insert does: its first word. */
+    private static void setFirstWord(PageGroup group, long bucket, long word) {
+        group.array()[group.offsetOf(bucket, 0)] = word;
     }
 }
