@@ -125,7 +125,11 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
         return pageOffset;
     }
 
-    /** The group's array changed in place is written as it is; a new page's words are copied into the group. */
+    /**
+     * The group's array changed in place is written as it is; a new page's words are copied into the group. Anything else
+     * is an array read before the group was replaced (a sub-page added or removed since): copied in as a page, it would
+     * overwrite the page with the whole group, so it is refused.
+     */
     @Override
     public void writePage(int layer, int page, long[] words) {
         long key = keyOf(layer, page);
@@ -134,6 +138,12 @@ public final class BloomStore extends PagedFormatStore<PageGroup> implements Blo
             group = new PageGroup();
         }
         if (words != group.array()) {
+            int pageWords = filter.layer(layer).geometry().wordsInPage(page);
+            if (words.length != pageWords) {
+                throw new IllegalStateException("Bloom page " + page + " of bucket " + bucket + ", layer " + layer + ": " + words.length
+                        + " words are neither its group's array as read nor a new page of " + pageWords
+                        + " (an array read before the group changed)");
+            }
             group.put(bucket, layer, words);
         }
         pages.write(key, group);

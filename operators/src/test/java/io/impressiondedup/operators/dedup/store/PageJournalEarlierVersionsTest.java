@@ -12,12 +12,8 @@ import io.impressiondedup.state.fingerprints.FingerprintStoreSizing;
 import io.impressiondedup.state.plan.DedupPlan;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.MapState;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -115,66 +111,6 @@ class PageJournalEarlierVersionsTest {
             value >>>= 7;
         }
         buffer.put((byte) value);
-    }
-
-    /** One key's {@code MapState} on the heap: the stores read and write the current shard's pages only. */
-    private static final class HeapMapState<V> implements MapState<Long, V> {
-        private final Map<Long, V> map = new HashMap<>();
-
-        @Override
-        public V get(Long key) {
-            return map.get(key);
-        }
-
-        @Override
-        public void put(Long key, V value) {
-            map.put(key, value);
-        }
-
-        @Override
-        public void putAll(Map<Long, V> values) {
-            map.putAll(values);
-        }
-
-        @Override
-        public void remove(Long key) {
-            map.remove(key);
-        }
-
-        @Override
-        public boolean contains(Long key) {
-            return map.containsKey(key);
-        }
-
-        @Override
-        public Iterable<Map.Entry<Long, V>> entries() {
-            return map.entrySet();
-        }
-
-        @Override
-        public Iterable<Long> keys() {
-            return map.keySet();
-        }
-
-        @Override
-        public Iterable<V> values() {
-            return map.values();
-        }
-
-        @Override
-        public Iterator<Map.Entry<Long, V>> iterator() {
-            return map.entrySet().iterator();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return map.isEmpty();
-        }
-
-        @Override
-        public void clear() {
-            map.clear();
-        }
     }
 
     /** One key's journal values. */
