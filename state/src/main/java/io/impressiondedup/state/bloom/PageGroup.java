@@ -18,9 +18,9 @@ import java.util.Arrays;
  * ({@code bucket << 8 | layer}), {@code [2 + 2i]} its length in words; from {@code 1 + 2n} the sub-pages' words, one
  * after another in the same order. A lookup reads the group, the array's first cache line (the owners of up to three
  * sub-pages) and the probed block: one object less to wait on than with an array of owners and one of pages, each
- * page an array of its own. And a cached group is two objects (this and its array) where it was 2 + 2 + n: the
- * garbage collector's marking, which visits every live object of the page cache in each cycle, visits 2 where it visited 7
- * for a group of three pages.
+ * page an array of its own. And a cached group is two objects (this and its array) where it was 3 + n (the group, its
+ * owner array, its page array and n pages): the garbage collector's marking, which visits every live object of the page
+ * cache in each cycle, visits 2 where it visited 6 for a group of three pages.
  * Against an object holding an owner array and an array of separate pages, a group of n sub-pages takes {@code 8n + 16 +
  * 4n} (rounded up to 8) bytes less heap: with three pages of 256 B, 856 bytes against 912.
  *
