@@ -46,8 +46,8 @@ public final class HeadlineCharts {
             new StatePoint(10, "flink-defaults-10m.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
             new StatePoint(20, "flink-defaults-20m-cache-grows.txt", "dedup-rocksdb-restored", "bloom"),
             new StatePoint(20, "flink-defaults-20m-fingerprints.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
-            new StatePoint(50, "flink-defaults-50m-offheap-tier.txt", "dedup-rocksdb-restored", "bloom"),
-            new StatePoint(50, "flink-defaults-50m-offheap-tier.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
+            new StatePoint(50, "flink-defaults-as-shipped-50m-both-formats-51bdd9d.txt", "dedup-rocksdb-restored", "bloom"),
+            new StatePoint(50, "flink-defaults-as-shipped-50m-both-formats-51bdd9d.txt", "dedup-rocksdb-restored-fp", "fingerprints"),
             new StatePoint(200, "flink-defaults-200m-bloom.txt", "dedup-rocksdb-restored", "bloom"),
             new StatePoint(200, "flink-defaults-200m.txt", "dedup-rocksdb-restored", "fingerprints"));
 
