@@ -3,22 +3,24 @@
 
     cluster_report.py RUNS.tsv SMALL LARGE VARIANT...
 
-RUNS.tsv: variant, records, round, Flink's job duration in seconds, seconds from the jar upload to the
-job's end (optional). Medians over rounds; steady rate from the two sizes, fixed cost from the small one; and each
+RUNS.tsv: variant, records, round, Flink's job duration in seconds, then (optional, older files lack them) seconds
+from the jar upload to the job's end, CPU seconds of the TaskManager, of the broker, and of the TaskManager's JIT compiler
+threads. Medians over rounds; steady rate from the two sizes, fixed cost from the small one; and each
 variant against the keyed pass-through round by round (the runs of one round are minutes apart, where a median of
 each size may pair a quiet small run with a busy large one).
 """
 import statistics, sys
 path, small, large, variants = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-times, waits, tm_cpu, broker_cpu, by_round = {}, {}, {}, {}, {}
+times, waits, tm_cpu, broker_cpu, jit_cpu, by_round = {}, {}, {}, {}, {}, {}
 for line in open(path):
     variant, size, round_, seconds, *more = line.rstrip("\n").split("\t")
     by_round[variant, int(size), round_] = float(seconds)
-    more += ["nan"] * (3 - len(more))  # older runs files lack the later columns
+    more += ["nan"] * (4 - len(more))  # older runs files lack the later columns
     times.setdefault((variant, int(size)), []).append(float(seconds))
     waits.setdefault((variant, int(size)), []).append(float(more[0]))
     tm_cpu.setdefault((variant, int(size)), []).append(float(more[1]))
     broker_cpu.setdefault((variant, int(size)), []).append(float(more[2]))
+    jit_cpu.setdefault((variant, int(size)), []).append(float(more[3]))
 def ratio(v, baseline):
     return f"{steady[v] / steady[baseline]:.2f}" if baseline in steady else "n/a"
 def cell(ts):
@@ -37,18 +39,26 @@ for v in variants:
           f"| {fixed_from_submit:19.1f} | {ratio(v, 'keyed-pass-through'):>8} | {ratio(v, 'byte-pass-through'):>7} |")
 print()
 print("CPU per record, steady: (CPU of the large run - CPU of the small one) / (large - small), on the medians over")
-print("rounds; CPU from /proc (user + system) of the TaskManager and of the broker, from submission to the end. The")
-print("start-up (JIT compilation of the job's new classes, about 2 us per record over a 4M run) cancels out.")
+print("rounds; CPU from /proc (user + system) of the TaskManager and of the broker, from submission to the end. JIT: the")
+print("part of the TaskManager's CPU its JIT compiler threads took. Each job compiles its own classes anew, and that is not")
+print("over when a 4M-record run ends: it does not cancel out between the sizes, and a long-running job no longer pays it.")
 print()
-print(f"| {'variant':<22} | {'TaskManager us/record':>21} | {'broker us/record':>16} | {'both':>6} | {'keyed / this':>12} |")
-print(f"|{'-'*24}|{'-'*23}|{'-'*18}|{'-'*8}|{'-'*14}|")
+print(f"| {'variant':<22} | {'TaskManager us/record':>21} | {'broker us/record':>16} | {'both':>6} | {'keyed / this':>12} "
+      f"| {'JIT us/record':>13} | {'keyed / this without JIT':>24} |")
+print(f"|{'-'*24}|{'-'*23}|{'-'*18}|{'-'*8}|{'-'*14}|{'-'*15}|{'-'*26}|")
 def steady_cpu(samples, v):
     return (statistics.median(samples[v, large]) - statistics.median(samples[v, small])) * 1e6 / (large - small)
 cpu = {v: (steady_cpu(tm_cpu, v), steady_cpu(broker_cpu, v)) for v in variants}
+jit = {v: steady_cpu(jit_cpu, v) for v in variants}
+def number(x, width):
+    return f"{x:{width}.2f}" if x == x else f"{'n/a':>{width}}"
 for v in variants:
     both = sum(cpu[v])
     keyed = sum(cpu["keyed-pass-through"]) / both if "keyed-pass-through" in cpu else float("nan")
-    print(f"| {v:<22} | {cpu[v][0]:21.2f} | {cpu[v][1]:16.2f} | {both:6.2f} | {keyed:12.2f} |")
+    keyed_without_jit = ((sum(cpu["keyed-pass-through"]) - jit["keyed-pass-through"]) / (both - jit[v])
+                         if "keyed-pass-through" in cpu else float("nan"))
+    print(f"| {v:<22} | {cpu[v][0]:21.2f} | {cpu[v][1]:16.2f} | {both:6.2f} | {keyed:12.2f} | {number(jit[v], 13)} "
+          f"| {number(keyed_without_jit, 24)} |")
 print()
 print("keyed / this: the keyed pass-through's CPU per record over this variant's, the throughput ratio on a machine")
 print("that the runs keep busy.")
@@ -77,6 +87,7 @@ if keyed_rounds:
         print(f"| {v:<22} | {steady_list:<32} | {statistics.median(p[0] for p in pairs):6.2f} | {wall_list:<32} "
               f"| {statistics.median(p[1] for p in pairs):6.2f} |")
     print()
-print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s):")
+print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s, of the TaskManager's")
+print("its JIT compiler threads' s):")
 for line in open(path):
     print("  " + line.rstrip("\n").replace("\t", "  "))

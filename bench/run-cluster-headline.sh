@@ -20,7 +20,9 @@
 # of them bounded, at parallelism 2, exactly-once, checkpoints every 5 s, into fresh output topics
 # (deleted after the run). Its time is Flink's own job duration (REST /jobs/<id> duration: creation to
 # FINISHED); also recorded: the time from the jar upload to the end, and the CPU the TaskManager and the
-# broker used meanwhile (/proc), which moves far less than times with what else the machine runs.
+# broker used meanwhile (/proc), which moves far less than times with what else the machine runs, with the part the
+# TaskManager's JIT compiler threads took (jit_cpu_ticks: a 1M/4M pair's steady window holds part of each job's
+# compilation; --small 4000000 --large 16000000 measures past it).
 # Rounds interleave the variants, each round starting one variant further along the list (no variant always
 # runs first). Why two sizes: t(small) and t(large) give the steady rate, (large - small) / (t_large - t_small),
 # free of the fixed cost (scheduling, task and state start-up, the last checkpoint), which is t_small - small / steady.
@@ -262,15 +264,33 @@ process_cpu_ticks() {
   awk '{ print $12 + $13 }' <<< "${stat##*) }" # utime and stime, fields 14 and 15 of stat, after "pid (comm) "
 }
 
+# jit_cpu_ticks <name>: user + system CPU of the JIT compiler threads ("C1 CompilerThread0", "C2 CompilerThread0", ...) of the
+# cluster process <name>, in clock ticks. Each job loads its classes anew (its own class loader), so each compiles them anew:
+# on this machine 10-30 s of CPU a job, still going when a 4M-record run ends. HotSpot keeps the first compiler thread of
+# each kind for the JVM's life (2 threads here); threads it adds under load and retires take their CPU with them, so with
+# more compiler threads this is a lower bound.
+jit_cpu_ticks() {
+  local pid ticks=0 task comm stat fields
+  pid=$(cat "$RUN_DIR/pids/$1.pid")
+  for task in /proc/"$pid"/task/*; do
+    { read -r comm < "$task/comm"; } 2> /dev/null || continue
+    [[ $comm == C[12]\ CompilerThre* ]] || continue
+    { stat=$(< "$task/stat"); } 2> /dev/null || continue
+    read -r -a fields <<< "${stat##*) }"
+    ticks=$((ticks + fields[11] + fields[12])) # utime and stime, fields 14 and 15 of stat
+  done
+  echo "$ticks"
+}
+
 # run <variant> <size> <round>: one bounded run; appends "variant size round seconds" to $RESULTS.
 run() {
   local variant=$1 size=$2 round=$3
   local id="$variant-$size-r$round"
   topics --create --topic "out-$id" --partitions "$PARALLELISM" --replication-factor 1 > /dev/null
   topics --create --topic "dlq-$id" --partitions 1 --replication-factor 1 > /dev/null
-  local job submitted_ms tm_cpu_before broker_cpu_before
+  local job submitted_ms tm_cpu_before broker_cpu_before jit_cpu_before
   submitted_ms=$(date +%s%3N)
-  tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka)
+  tm_cpu_before=$(process_cpu_ticks taskmanager-0) broker_cpu_before=$(process_cpu_ticks kafka) jit_cpu_before=$(jit_cpu_ticks taskmanager-0)
   local restore=() capacity=$CAPACITY extra=()
   if [[ $variant == dedup-rocksdb-restored* ]]; then
     restore=(--from-savepoint "$restored_from") capacity=$restored_capacity
@@ -303,16 +323,19 @@ run() {
     log "$id: the output holds $written offsets, fewer than the $size records read"
     exit 1
   fi
-  local millis end_ms tm_cpu broker_cpu
+  local millis end_ms tm_cpu broker_cpu jit_cpu
   tm_cpu=$(( $(process_cpu_ticks taskmanager-0) - tm_cpu_before )) broker_cpu=$(( $(process_cpu_ticks kafka) - broker_cpu_before ))
+  jit_cpu=$(( $(jit_cpu_ticks taskmanager-0) - jit_cpu_before ))
   read -r millis end_ms < <(curl -sf "$REST/jobs/$job" | jq -r '"\(.duration) \(."end-time")"')
   # seconds: Flink's job duration; from_submit: from the jar upload (what a user waits, main() and its checks included) to the end
   # CPU seconds of the TaskManager and of the broker from submission to the end (/proc: user + system): unlike
-  # times, what a run costs in CPU hardly moves with what else the shared machine runs.
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
+  # times, what a run costs in CPU hardly moves with what else the shared machine runs; then the part of the TaskManager's
+  # that its JIT compiler threads took (jit_cpu_ticks).
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$size" "$round" "$(awk -v ms="$millis" 'BEGIN { printf "%.3f", ms / 1000 }')" \
     "$(awk -v ms="$((end_ms - submitted_ms))" 'BEGIN { printf "%.3f", ms / 1000 }')" \
     "$(awk -v t="$tm_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" \
-    "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
+    "$(awk -v t="$broker_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" \
+    "$(awk -v t="$jit_cpu" -v hz="$CLOCK_TICKS" 'BEGIN { printf "%.2f", t / hz }')" >> "$RESULTS"
   log "$id: $(awk -v ms="$millis" -v n="$size" 'BEGIN { printf "%.1f s, %.0f records/s", ms / 1000, n * 1000 / ms }'), $written output offsets (job $job)"
   curl -sf "$REST/jobs/$job/checkpoints" | jq -r --arg v "$variant" --arg s "$size" --arg r "$round" --arg w "$written" \
     '[.history[] | select(.status == "COMPLETED")] | sort_by(.id) | "\($v)\t\($s)\t\($r)\t\(length)\t\(map(.checkpointed_size) | add // 0)\t\($w)\t\(map(.state_size) | max // 0)\t\(.[0].checkpointed_size // 0)"' \
