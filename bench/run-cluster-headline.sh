@@ -266,9 +266,9 @@ process_cpu_ticks() {
 
 # jit_cpu_ticks <name>: user + system CPU of the JIT compiler threads ("C1 CompilerThread0", "C2 CompilerThread0", ...) of the
 # cluster process <name>, in clock ticks. Each job loads its classes anew (its own class loader), so each compiles them anew:
-# on this machine 7-30 s of CPU a job (7-16 s after a warm-up round), still going when a 4M-record run ends. HotSpot keeps the first compiler thread of
-# each kind for the JVM's life (2 threads here); threads it adds under load and retires take their CPU with them, so with
-# more compiler threads this is a lower bound.
+# on this machine 7-30 s of CPU a job (7-16 s after a warm-up round), still going when a 4M-record run ends. HotSpot keeps
+# the first compiler thread of each kind for the JVM's life (2 threads here); threads it adds under load and retires take
+# their CPU with them, so with more compiler threads this is a lower bound.
 jit_cpu_ticks() {
   local pid ticks=0 task comm stat fields
   pid=$(cat "$RUN_DIR/pids/$1.pid")
