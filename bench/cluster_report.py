@@ -87,7 +87,7 @@ if keyed_rounds:
         print(f"| {v:<22} | {steady_list:<32} | {statistics.median(p[0] for p in pairs):6.2f} | {wall_list:<32} "
               f"| {statistics.median(p[1] for p in pairs):6.2f} |")
     print()
-print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s, of the TaskManager's")
-print("its JIT compiler threads' s):")
+print("Runs (variant, records, round, job seconds, seconds from submit, TaskManager CPU s, broker CPU s, CPU s of the")
+print("TaskManager's JIT compiler threads):")
 for line in open(path):
     print("  " + line.rstrip("\n").replace("\t", "  "))
