@@ -581,6 +581,32 @@ class DedupOperatorTest {
     }
 
     /**
+     * A bucket's expiry rewrites its shard's pages in state; the pages that stay are then served from the cache as state
+     * holds them, not read back from state at the shard's next lookups (which had cost a read of every group of the shard
+     * after each expiry: bench/results/2026-12-08-small-profile-16m-both-clusters.md).
+     */
+    @ParameterizedTest
+    @EnumSource(StateFormat.class)
+    void thePagesABucketExpiryLeavesAreServedFromTheCacheNotReadFromStateAgain(StateFormat format) throws Exception {
+        DedupSettings cached = DedupSettings.builder().plan(defaults().plan()).pageCacheBytes(16L << 20).build();
+        try (DedupHarness h = DedupHarness.open(DifferentialDedupTest.inFormat(cached, format), Backend.ROCKSDB)) {
+            for (int i = 0; i < 200; i++) {
+                h.process(impression("r" + i, "a", T0 + HOUR + i));
+                h.process(impression("r" + i, "b", T0 + DAY + HOUR + i)); // same shard: day 0's and day 1's pages
+            }
+            h.watermark(T0 + 4 * DAY); // day 0 expires, day 1 stays
+            long misses = h.counter(DedupMetrics.PAGE_CACHE_MISSES);
+            long hits = h.counter(DedupMetrics.PAGE_CACHE_HITS);
+            for (int i = 0; i < 200; i++) {
+                h.process(impression("r" + i, "b", T0 + DAY + HOUR + i)); // copies, found in day 1's pages
+            }
+            assertThat(h.counter(DedupMetrics.DUPLICATES)).isEqualTo(200);
+            assertThat(h.counter(DedupMetrics.PAGE_CACHE_MISSES)).as("pages read from state again after the expiry").isEqualTo(misses);
+            assertThat(h.counter(DedupMetrics.PAGE_CACHE_HITS) - hits).isGreaterThanOrEqualTo(200);
+        }
+    }
+
+    /**
      * After a restore that switches {@code --state-format}, a record meets the restored buckets of the other format: their
      * pages are served from a page cache too (each format gets half the budget while both are held), not read and
      * written uncached.

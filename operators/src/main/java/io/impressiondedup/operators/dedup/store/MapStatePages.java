@@ -83,10 +83,12 @@ final class MapStatePages<V> {
      * Removes a bucket from every page in state of the current key's shard ({@code removeBucket} says whether a page held
      * any of it), dropping pages left empty: one pass over the shard's entries, once per bucket expiry. The caller has
      * written and forgotten the shard's cached pages first ({@link #writeShard}), so the cache holds no page of the dropped
-     * bucket afterwards.
+     * bucket afterwards; the pages that stay go back into the cache, clean, as the pass left them in state ({@link
+     * PageCache#offerClean}), so the shard's next lookups do not read each of them from state again.
      */
     void removeBucket(Predicate<V> removeBucket, Predicate<V> isEmpty, String what) {
-        PageEntries.removeBucket(state, removeBucket, isEmpty, what);
+        PageEntries.removeBucket(state, removeBucket, isEmpty, what,
+                cache == null ? null : (key, page) -> cache.offerClean(shard, key, page));
     }
 
     /** Writes {@code shard}'s changed pages to state (its key current) and forgets its pages. */

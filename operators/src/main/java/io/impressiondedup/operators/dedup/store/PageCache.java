@@ -291,6 +291,23 @@ final class PageCache<V> {
         return group;
     }
 
+    /**
+     * Takes back {@code page}, the page at {@code key} of {@code shard} exactly as state holds it, as a clean entry: after a
+     * bucket expiry has rewritten the shard's pages in state ({@link #forgetShard} first). Only where the heap has room for
+     * it without evicting another page and holds none at that key; a private copy where the backend keeps objects. Why: the
+     * expiry leaves the shard's pages in state alone valid, and without this each was read back from state at its next
+     * lookup: every group of the shard after each expiry (bench/results/2026-12-08-small-profile-16m-both-clusters.md).
+     */
+    void offerClean(int shard, long key, V page) {
+        if (page == null || find(shard, key) >= 0) {
+            return;
+        }
+        long weight = weightOf(page);
+        if (hasRoomFor(weight)) {
+            add(shard, key, copier != null ? copier.apply(page) : page, 0, weight);
+        }
+    }
+
     /** Records that {@code group} (new, or changed in place) is the page at {@code key} of {@code shard}: it is now dirty. */
     void put(int shard, long key, V group) {
         currentShard = shard;

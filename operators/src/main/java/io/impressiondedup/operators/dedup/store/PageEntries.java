@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -16,9 +17,11 @@ final class PageEntries {
     /**
      * Removes a bucket from every page of {@code pages} ({@code removeBucket} says whether a page held any of it),
      * dropping pages left empty and writing back those changed: one pass over the shard's entries, once per bucket
-     * expiry. The changed pages are put after the pass, not during it (RocksDB's iterator reads a snapshot).
+     * expiry. The changed pages are put after the pass, not during it (RocksDB's iterator reads a snapshot). Each page that
+     * stays goes to {@code kept} ({@code null}: nowhere) with its key, as state holds it after the pass.
      */
-    static <V> void removeBucket(MapState<Long, V> pages, Predicate<V> removeBucket, Predicate<V> isEmpty, String what) {
+    static <V> void removeBucket(MapState<Long, V> pages, Predicate<V> removeBucket, Predicate<V> isEmpty, String what,
+            BiConsumer<Long, V> kept) {
         try {
             List<Long> changedKeys = new ArrayList<>();
             List<V> changedPages = new ArrayList<>();
@@ -32,10 +35,15 @@ final class PageEntries {
                         changedKeys.add(entry.getKey());
                         changedPages.add(page);
                     }
+                } else if (kept != null) {
+                    kept.accept(entry.getKey(), page);
                 }
             }
             for (int i = 0; i < changedKeys.size(); i++) {
                 pages.put(changedKeys.get(i), changedPages.get(i));
+                if (kept != null) {
+                    kept.accept(changedKeys.get(i), changedPages.get(i));
+                }
             }
         } catch (Exception e) {
             throw new FlinkRuntimeException("Cannot remove " + what, e);
