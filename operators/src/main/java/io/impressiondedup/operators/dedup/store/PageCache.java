@@ -375,7 +375,8 @@ final class PageCache<V> {
     /**
      * Writes {@code shard}'s dirty groups to state (its key must be current) and forgets all of its
      * groups: called before a bucket of the shard is dropped from state, so that the cache can neither
-     * lose a write nor bring the dropped bucket's pages back. One pass over the cache per bucket expiry.
+     * lose a write nor bring the dropped bucket's pages back. One pass over the cache per bucket expiry; the groups that
+     * stay come back, as state then holds them, through {@link #offerClean}.
      */
     void forgetShard(int shard) {
         currentShard = shard;
