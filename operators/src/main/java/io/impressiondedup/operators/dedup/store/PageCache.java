@@ -294,9 +294,9 @@ final class PageCache<V> {
     /**
      * Takes back {@code page}, the page at {@code key} of {@code shard} exactly as state holds it, as a clean entry: after a
      * bucket expiry has rewritten the shard's pages in state ({@link #forgetShard} first). Only where the heap has room for
-     * it without evicting another page and holds none at that key; a private copy where the backend keeps objects. Why: the
-     * expiry leaves the shard's pages in state alone valid, and without this each was read back from state at its next
-     * lookup: every group of the shard after each expiry (bench/results/2026-12-08-small-profile-16m-both-clusters.md).
+     * it without evicting another page and holds none at that key; a private copy where the backend keeps objects. Why: after
+     * the expiry only state holds the shard's pages as they now are, and without this each was read back from state at its
+     * next lookup: every group of the shard after each expiry (bench/results/2026-12-08-small-profile-16m-both-clusters.md).
      */
     void offerClean(int shard, long key, V page) {
         if (page == null || find(shard, key) >= 0) {
